@@ -1,0 +1,43 @@
+/** Typed settings read once from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres://… selects PostgreSQL; undefined selects the embedded SQLite database. */
+  databaseUrl: string | undefined;
+  /** Host clients use, e.g. "localhost:9991"; realm URLs are http://{subdomain.}externalHost. */
+  externalHost: string;
+  /** Largest request body accepted, in bytes. */
+  maxRequestBytes: number;
+  /** Seconds a queue may sit without a poll before it is garbage-collected. */
+  eventQueueIdleSeconds: number;
+  /** Seconds a long-poll waits before answering with a heartbeat. */
+  longPollSeconds: number;
+  /** Whether a push notification service is configured (spec 4.14). */
+  pushServiceConfigured: boolean;
+  /** Log level for the server's structured log. */
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFromEnv(env.PORT, 9991);
+  return {
+    port,
+    host: env.HOST || "127.0.0.1",
+    dataDir: env.PARLEY_DATA_DIR || "./data",
+    databaseUrl: env.DATABASE_URL || undefined,
+    externalHost: env.PARLEY_EXTERNAL_HOST || `localhost:${port}`,
+    maxRequestBytes: intFromEnv(env.PARLEY_MAX_REQUEST_BYTES, 1024 * 1024),
+    eventQueueIdleSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_IDLE_SECONDS, 600),
+    longPollSeconds: intFromEnv(env.PARLEY_LONG_POLL_SECONDS, 50),
+    pushServiceConfigured: false,
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}
+
+function intFromEnv(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`Invalid integer in environment: ${value}`);
+  return n;
+}

@@ -1,0 +1,21 @@
+/** AppContext: everything a view, action or job needs, passed explicitly (no globals). */
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "./config.js";
+import type { Db } from "./db/tx.js";
+import type { EventPublisher } from "./events/publisher.js";
+import type { DialectName } from "./db/dialect.js";
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dialect: DialectName;
+  events: EventPublisher;
+  /** Current time in milliseconds; tests may replace it. */
+  now: () => number;
+  log?: FastifyBaseLogger;
+}
+
+/** Current UNIX time in whole seconds. */
+export function nowSeconds(ctx: Pick<AppContext, "now">): number {
+  return Math.floor(ctx.now() / 1000);
+}

@@ -1,0 +1,43 @@
+/** Opens the database chosen by the configuration and runs migrations. */
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import type { DB } from "./schema.js";
+import { migrationProvider } from "./migrations/index.js";
+
+// node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface DbOptions {
+  /** postgres://… for PostgreSQL; otherwise SQLite. */
+  databaseUrl?: string;
+  /** SQLite file path, or ":memory:". */
+  sqlitePath?: string;
+  poolSize?: number;
+}
+
+export function openDb(opts: DbOptions): Kysely<DB> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const file = opts.sqlitePath ?? ":memory:";
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = NORMAL");
+  database.pragma("foreign_keys = ON");
+  database.pragma("busy_timeout = 5000");
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+}
+
+export async function migrateToLatest(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableName: "parley_migrations" });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
+  }
+}

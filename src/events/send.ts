@@ -1,0 +1,14 @@
+/** sendEventOnCommit: the one way actions publish; nothing is sent if the transaction rolls back. */
+import type { AppContext } from "../context.js";
+import type { Tx } from "../db/tx.js";
+import type { ChatEvent } from "./types.js";
+
+export function sendEventOnCommit(
+  tx: Tx,
+  ctx: AppContext,
+  realmId: number,
+  event: ChatEvent,
+  userIds: readonly number[],
+): void {
+  tx.onCommit(() => ctx.events.publish(realmId, event, userIds));
+}

@@ -1,0 +1,56 @@
+/**
+ * HTTP Basic authentication with API email and API key, with upstream's messages,
+ * codes and check order (realm deactivated → user deactivated → subdomain).
+ */
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../context.js";
+import { ApiError, UnauthorizedError } from "../errors.js";
+import type { Realm, User } from "../db/schema.js";
+import { findUserByApiKey } from "../db/queries/users.js";
+
+const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+
+export interface Credentials {
+  email: string;
+  apiKey: string;
+}
+
+/** Parses the Authorization header; undefined when there is none. */
+export function parseBasicAuth(header: string | undefined): Credentials | undefined {
+  if (header === undefined) return undefined;
+  const [scheme, encoded, ...rest] = header.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== "basic") throw new ApiError("This endpoint requires HTTP basic authentication.");
+  if (!encoded || rest.length > 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidHeader();
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const parts = decoded.split(":");
+  if (parts.length !== 2) throw invalidHeader();
+  return { email: parts[0].trim(), apiKey: parts[1].trim() };
+}
+
+const invalidHeader = () => new UnauthorizedError("Invalid authorization header for basic auth");
+
+/** Authenticates the request's credentials; the caller's realm must match the host's subdomain. */
+export async function authenticate(
+  ctx: AppContext,
+  creds: Credentials,
+  subdomain: string,
+): Promise<{ user: User; realm: Realm }> {
+  if (!API_KEY_FORMAT.test(creds.apiKey)) throw new UnauthorizedError("Malformed API key");
+  const found = await findUserByApiKey(ctx.db, creds.apiKey);
+  if (!found || found.user.delivery_email.toLowerCase() !== creds.email.toLowerCase()) {
+    throw new UnauthorizedError("Invalid API key");
+  }
+  if (found.realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
+  if (!found.user.is_active) throw new UnauthorizedError("Account is deactivated");
+  if (found.realm.string_id !== subdomain) throw new UnauthorizedError("Account is not associated with this subdomain");
+  if (found.user.is_bot && found.user.bot_type === 2) {
+    throw new UnauthorizedError("This API is not available to incoming webhook bots.");
+  }
+  return found;
+}
+
+export function requireCredentials(req: FastifyRequest): Credentials {
+  const creds = parseBasicAuth(req.headers.authorization);
+  if (!creds) throw new UnauthorizedError("Not logged in: API authentication or user session required");
+  return creds;
+}

@@ -1,0 +1,27 @@
+/** Turns thrown errors into the error envelope: {"result":"error","msg":…,<data>,"code":…}. */
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../errors.js";
+import { sendJson } from "./response.js";
+
+export function errorBody(err: ApiError): Record<string, unknown> {
+  return { result: "error", msg: err.message, ...err.data, code: err.code };
+}
+
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return sendJson(reply, err.httpStatus, errorBody(err));
+}
+
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) return sendApiError(reply, error);
+  const code = (error as FastifyError).code;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "FST_REQ_FILE_TOO_LARGE" || code === "FST_FILES_LIMIT") {
+    return sendApiError(reply, new ApiError("Request entity too large", { status: 413 }));
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return sendApiError(reply, new ApiError("Malformed payload", { status: 400 }));
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return sendApiError(reply, new ApiError("Internal server error", { status: 500, code: "INTERNAL_SERVER_ERROR" }));
+}

@@ -1,0 +1,129 @@
+/**
+ * Registers the route table under /api/v1: one Fastify route per path accepting every
+ * method, so a wrong method gets upstream's JSON 405 (checked before authentication).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../context.js";
+import { ApiError } from "../errors.js";
+import { findRealmBySubdomain } from "../db/queries/realms.js";
+import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
+import { sendApiError } from "./error-handler.js";
+import { subdomainFromHost } from "./realm-host.js";
+import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
+import { sendJson, successBody } from "./response.js";
+import type { Method, RouteDef } from "./route.js";
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE", "PUT", "OPTIONS"] as const;
+
+/** `/users/{user_id:int}/x` → `/users/:user_id(^\d+$)/x`; `{name*}` → wildcard. */
+export function toFastifyPath(path: string): string {
+  return path
+    .replace(/\{(\w+):int\}/g, (_, name: string) => `:${name}(^\\d+$)`)
+    .replace(/\{(\w+)\*\}$/, "*")
+    .replace(/\{(\w+)\}/g, (_, name: string) => `:${name}`);
+}
+
+export function registerRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteDef[]): void {
+  const byPath = new Map<string, RouteDef[]>();
+  for (const r of routes) {
+    const list = byPath.get(r.path) ?? [];
+    if (list.some((x) => x.method === r.method)) throw new Error(`Duplicate route ${r.method} ${r.path}`);
+    list.push(r);
+    byPath.set(r.path, list);
+  }
+  for (const [path, defs] of byPath) {
+    const wildcardName = /\{(\w+)\*\}$/.exec(path)?.[1];
+    const byMethod = new Map<string, RouteDef>(defs.map((d) => [d.method, d]));
+    const allowed = defs.map((d) => d.method as string);
+    if (byMethod.has("GET")) allowed.push("HEAD");
+    app.route({
+      method: [...ALL_METHODS],
+      url: `/api/v1${toFastifyPath(path)}`,
+      handler: async (request, reply) => {
+        const method = request.method === "HEAD" ? "GET" : request.method;
+        if (request.method === "OPTIONS") {
+          return reply.code(204).header("allow", [...allowed].sort().join(", ")).send();
+        }
+        const def = byMethod.get(method as Method);
+        if (!def) {
+          return sendJson(reply, 405, {
+            result: "error",
+            msg: "Method Not Allowed",
+            allowed_methods: allowed,
+            code: "METHOD_NOT_ALLOWED",
+          });
+        }
+        const pathParams = { ...(request.params as Record<string, string>) };
+        if (wildcardName) pathParams[wildcardName] = pathParams["*"];
+        return dispatch(ctx, def, request, reply, pathParams);
+      },
+    });
+  }
+}
+
+async function dispatch(
+  ctx: AppContext,
+  def: RouteDef,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  pathParams: Record<string, string>,
+) {
+  const subdomain = subdomainFromHost(request.headers.host, ctx.config.externalHost);
+  let req: ApiRequest;
+  if (def.auth === "user" || (def.auth === "optional" && request.headers.authorization !== undefined)) {
+    const { user, realm } = await authenticate(ctx, requireCredentials(request), subdomain);
+    req = makeRequest(ctx, request, realm, user, pathParams);
+  } else {
+    if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
+    const realm = await findRealmBySubdomain(ctx.db, subdomain);
+    if (!realm) throw new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
+    req = makeRequest(ctx, request, realm, null, pathParams);
+  }
+  const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
+  return sendJson(reply, 200, successBody(req, data));
+}
+
+function makeRequest(
+  ctx: AppContext,
+  raw: FastifyRequest,
+  realm: ApiRequest["realm"],
+  user: ApiRequest["user"],
+  pathParams: Record<string, string>,
+): ApiRequest {
+  const params = collectParams(raw);
+  const client = params.get("client");
+  return {
+    raw,
+    ctx,
+    realm,
+    user,
+    params,
+    usedParams: new Set(),
+    usedFramework: false,
+    pathParams,
+    clientName: client ?? clientFromUserAgent(raw.headers["user-agent"]),
+  };
+}
+
+/** Body parameters win over query-string parameters of the same name; the last repeated value wins. */
+function collectParams(raw: FastifyRequest): Map<string, string> {
+  const params = new Map<string, string>();
+  const add = (source: unknown) => {
+    if (!source || typeof source !== "object") return;
+    for (const [k, value] of Object.entries(source as Record<string, unknown>)) {
+      if (params.has(k)) continue;
+      const last = Array.isArray(value) ? value[value.length - 1] : value;
+      if (typeof last === "string") params.set(k, last);
+    }
+  };
+  add(raw.body);
+  add(raw.query);
+  return params;
+}
+
+function clientFromUserAgent(ua: string | undefined): string {
+  const product = ua?.split(/[/ ]/)[0];
+  return product && /^[\w.-]{1,30}$/.test(product) ? product : "API";
+}
+
+export { sendApiError };

@@ -1,0 +1,28 @@
+/** A route: method, path under /api/v1, view, and who may call it. */
+import type { PublicView, View } from "./request.js";
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+
+/**
+ * - "user": HTTP Basic credentials required.
+ * - "optional": anonymous callers allowed (the view checks the realm's public-access option);
+ *   credentials, when sent, are checked.
+ * - "none": credentials ignored (server_settings, fetch_api_key).
+ */
+export type AuthKind = "user" | "optional" | "none";
+
+export interface RouteDef {
+  method: Method;
+  /** Path under /api/v1; `{name:int}` is a digits-only segment, `{name}` any segment, `{name*}` the rest. */
+  path: string;
+  auth: AuthKind;
+  handler: View | PublicView;
+}
+
+export function route(method: Method, path: string, handler: View): RouteDef {
+  return { method, path, auth: "user", handler };
+}
+
+export function publicRoute(method: Method, path: string, handler: PublicView, auth: "optional" | "none"): RouteDef {
+  return { method, path, auth, handler };
+}

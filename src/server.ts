@@ -1,0 +1,40 @@
+/** Starting and stopping a server: open the database, migrate, build the app, listen, start jobs. */
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.js";
+import type { Config } from "./config.js";
+import type { AppContext } from "./context.js";
+import { dialectOf } from "./db/dialect.js";
+import { migrateToLatest, openDb } from "./db/connect.js";
+import { InProcessEventBus } from "./events/publisher.js";
+
+export async function createContext(config: Config): Promise<AppContext> {
+  const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.sqlite3") });
+  await migrateToLatest(db);
+  return { config, db, dialect: dialectOf(db), events: new InProcessEventBus(), now: () => Date.now() };
+}
+
+/** Pino settings: request logs show method and path only (no query string: it may hold credentials). */
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: ["req.headers.authorization", "req.headers.cookie"],
+    serializers: {
+      req: (req: { method: string; url: string; hostname?: string }) => ({
+        method: req.method,
+        path: req.url.split("?")[0],
+        host: req.hostname,
+      }),
+    },
+  };
+}
+
+export async function startServer(config: Config): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
+  app.addHook("onClose", async () => {
+    await ctx.db.destroy();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  return { app, ctx };
+}

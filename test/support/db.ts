@@ -1,0 +1,45 @@
+/**
+ * A fresh, migrated database for one test file: in-memory SQLite by default, or a new
+ * PostgreSQL database (dropped afterwards) when TEST_DATABASE_URL is set.
+ */
+import crypto from "node:crypto";
+import pg from "pg";
+import type { Kysely } from "kysely";
+import { migrateToLatest, openDb } from "../../src/db/connect.js";
+import type { DB } from "../../src/db/schema.js";
+
+export interface TestDb {
+  db: Kysely<DB>;
+  /** The DATABASE_URL of this database, or undefined for SQLite. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+export async function createTestDb(): Promise<TestDb> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) {
+    const db = openDb({ sqlitePath: ":memory:" });
+    await migrateToLatest(db);
+    return { db, url: undefined, drop: () => db.destroy() };
+  }
+  const name = `parley_test_${crypto.randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const db = openDb({ databaseUrl: url.toString(), poolSize: 5 });
+  await migrateToLatest(db);
+  return {
+    db,
+    url: url.toString(),
+    drop: async () => {
+      await db.destroy();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * startTestServer(): the real app on a fresh database, seeded with a realm of named
+ * users of every role, and a client that speaks the API as clients do.
+ */
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../src/app.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import type { AppContext } from "../../src/context.js";
+import { dialectOf } from "../../src/db/dialect.js";
+import { InProcessEventBus } from "../../src/events/publisher.js";
+import { createTestDb, type TestDb } from "./db.js";
+import { seedRealm, type SeededRealm } from "./realm.js";
+import { ApiClient } from "./client.js";
+
+import { EXTERNAL_HOST_FOR_CLIENT } from "./host.js";
+
+export const EXTERNAL_HOST = EXTERNAL_HOST_FOR_CLIENT;
+
+export interface TestServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  db: AppContext["db"];
+  realm: SeededRealm;
+  /** A second organization on subdomain "other", for cross-realm checks. */
+  other: SeededRealm;
+  api: ApiClient;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const testDb: TestDb = await createTestDb();
+  const config: Config = { ...loadConfig({}), externalHost: EXTERNAL_HOST, ...overrides };
+  const ctx: AppContext = {
+    config,
+    db: testDb.db,
+    dialect: dialectOf(testDb.db),
+    events: new InProcessEventBus(),
+    now: () => Date.now(),
+  };
+  const app = await buildApp(ctx);
+  const realm = await seedRealm(ctx, "", "Test Organization");
+  const other = await seedRealm(ctx, "other", "Other Organization");
+  const api = new ApiClient(app);
+  api.hosts.set(realm.realm.id, realm.host);
+  api.hosts.set(other.realm.id, other.host);
+  return {
+    app,
+    ctx,
+    db: ctx.db,
+    realm,
+    other,
+    api,
+    close: async () => {
+      await app.close();
+      await testDb.drop();
+    },
+  };
+}
