@@ -76,7 +76,7 @@ async function dispatch(
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
     const realm = await findRealmBySubdomain(ctx.db, subdomain);
-    if (!realm) throw new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
+    if (!realm) throw def.unknownRealmError?.() ?? new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
     req = makeRequest(ctx, request, realm, null, pathParams);
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);

@@ -1,4 +1,5 @@
 /** A route: method, path under /api/v1, view, and who may call it. */
+import type { ApiError } from "../errors.js";
 import type { PublicView, View } from "./request.js";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
@@ -17,12 +18,20 @@ export interface RouteDef {
   path: string;
   auth: AuthKind;
   handler: View | PublicView;
+  /** The error for a host naming no realm on an unauthenticated route (default: 404 NONEXISTENT_SUBDOMAIN). */
+  unknownRealmError?: () => ApiError;
 }
 
 export function route(method: Method, path: string, handler: View): RouteDef {
   return { method, path, auth: "user", handler };
 }
 
-export function publicRoute(method: Method, path: string, handler: PublicView, auth: "optional" | "none"): RouteDef {
-  return { method, path, auth, handler };
+export function publicRoute(
+  method: Method,
+  path: string,
+  handler: PublicView,
+  auth: "optional" | "none",
+  opts: { unknownRealmError?: () => ApiError } = {},
+): RouteDef {
+  return { method, path, auth, handler, ...opts };
 }

@@ -1,4 +1,4 @@
-import type { Realm, User } from "../schema.js";
+import type { Realm, User, UserUpdate } from "../schema.js";
 import type { Queryable } from "../tx.js";
 
 /** The user owning an API key, with their realm, in one query (the hot auth path). */
@@ -20,4 +20,49 @@ export async function findUserByDeliveryEmail(db: Queryable, realmId: number, em
     .where("realm_id", "=", realmId)
     .where("delivery_email", "=", email.toLowerCase())
     .executeTakeFirst();
+}
+
+/** Users of the realm (active and deactivated, humans and bots), optionally only the given ids. */
+export async function listRealmUsers(db: Queryable, realmId: number, ids?: readonly number[]): Promise<User[]> {
+  let q = db.selectFrom("users").selectAll().where("realm_id", "=", realmId);
+  if (ids !== undefined) {
+    if (ids.length === 0) return [];
+    q = q.where("id", "in", [...ids]);
+  }
+  return q.orderBy("id").execute();
+}
+
+/** Highest message id the user has a personal row for; -1 when none (one query). */
+export async function maxMessageIdForUser(db: Queryable, realmId: number, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom("user_messages")
+    .select((eb) => eb.fn.max("message_id").as("max_id"))
+    .where("realm_id", "=", realmId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  const max = row?.max_id;
+  return max === null || max === undefined ? -1 : Number(max);
+}
+
+/** Ids of the realm's active users (humans and bots): the audience of realm-wide user events. */
+export async function activeUserIds(db: Queryable, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Number of active human owners of the realm. */
+export async function countActiveHumanOwners(db: Queryable, realmId: number, ownerRole: number): Promise<number> {
+  const row = await db
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .where("realm_id", "=", realmId)
+    .where("role", "=", ownerRole)
+    .where("is_bot", "=", 0)
+    .where("is_active", "=", 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateUserRow(db: Queryable, realmId: number, userId: number, changes: UserUpdate): Promise<void> {
+  await db.updateTable("users").set(changes).where("realm_id", "=", realmId).where("id", "=", userId).execute();
 }

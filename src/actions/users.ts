@@ -1,0 +1,176 @@
+/**
+ * Changing users: role, name, profile data and email (PATCH /users/{id}), deactivation and
+ * reactivation, and the realm_user events that announce them.
+ */
+import type { AppContext } from "../context.js";
+import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
+import { withTransaction, type Tx } from "../db/tx.js";
+import type { Realm, User, UserUpdate } from "../db/schema.js";
+import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
+import { systemGroupIds } from "../db/queries/user-groups.js";
+import { sendEventOnCommit } from "../events/send.js";
+import { toApiUser } from "../api-records/user.js";
+import type { ProfileDataUpdate } from "../lib/custom-profile-fields.js";
+import { isAdmin, isOwner, Role } from "../lib/roles.js";
+import { directSystemGroupsForRole } from "../lib/system-groups.js";
+import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
+import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
+import { realmHost } from "../http/realm-host.js";
+import { applyProfileDataInTx } from "./custom-profile-fields.js";
+
+export interface UpdateUserInput {
+  fullName?: string;
+  role?: number;
+  profileData?: ProfileDataUpdate[];
+  newEmail?: string;
+}
+
+const lastOwner = () => new ApiError("The owner permission cannot be removed from the only organization owner.");
+
+async function isLastHumanOwner(tx: Tx, target: User): Promise<boolean> {
+  return isOwner(target) && !target.is_bot && target.is_active === 1 && (await countActiveHumanOwners(tx, target.realm_id, Role.OWNER)) <= 1;
+}
+
+function realmUserUpdate(person: Record<string, unknown>) {
+  return { type: "realm_user", op: "update", person };
+}
+
+/**
+ * PATCH /users/{id}, after parameter parsing. Checks in upstream's order: target exists →
+ * caller administers it → role → full_name → profile_data → new_email.
+ */
+export async function doUpdateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number, input: UpdateUserInput): Promise<void> {
+  await withTransaction(ctx.db, async (tx) => {
+    const found = await findUserById(tx, realm.id, targetId);
+    if (!found) throw new ApiError("No such user");
+    const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
+    // Realm-wide user changes go to every active user of the realm.
+    const audience = await activeUserIds(tx, realm.id);
+
+    if (input.role !== undefined && input.role !== target.role) {
+      if ((input.role === Role.OWNER || target.role === Role.OWNER) && !isOwner(actor)) throw mustBeOwner();
+      if (!isAdmin(actor)) throw mustBeAdmin();
+      if (await isLastHumanOwner(tx, target)) throw lastOwner();
+      await changeRole(tx, target, input.role);
+      sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, role: input.role }), audience);
+    }
+
+    if (input.fullName !== undefined && input.fullName !== target.full_name && input.fullName.trim() !== "") {
+      const name = checkFullName(input.fullName);
+      if (name !== target.full_name) {
+        await updateUserRow(tx, realm.id, target.id, { full_name: name });
+        sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, full_name: name }), audience);
+      }
+    }
+
+    if (input.profileData !== undefined) {
+      await applyProfileDataInTx(tx, ctx, realm, target, input.profileData, { actor, checkEditable: false });
+    }
+
+    if (input.newEmail !== undefined) {
+      if (!isOwner(actor)) throw mustBeOwner();
+      if (!actor.can_change_user_emails) throw new ApiError("User not authorized to change user emails");
+      const email = normalizeEmail(input.newEmail);
+      if (!isValidEmail(email)) throw new ApiError("Invalid address.");
+      if (email !== target.delivery_email) {
+        const taken = await findUserByDeliveryEmail(tx, realm.id, email);
+        if (taken) throw new ApiError(`Email '${input.newEmail.trim()}' already in use`);
+        await updateUserRow(tx, realm.id, target.id, { delivery_email: email });
+        await announceEmailChange(tx, ctx, realm, { ...target, delivery_email: email });
+      }
+    }
+  });
+}
+
+async function changeRole(tx: Tx, target: User, role: number): Promise<void> {
+  await updateUserRow(tx, target.realm_id, target.id, { role });
+  // Keep system-group membership in step with the role.
+  const groups = await systemGroupIds(tx, target.realm_id);
+  const systemIds = [...groups.values()];
+  await tx
+    .deleteFrom("user_group_members")
+    .where("realm_id", "=", target.realm_id)
+    .where("user_id", "=", target.id)
+    .where("group_id", "in", systemIds)
+    .execute();
+  await tx
+    .insertInto("user_group_members")
+    .values(directSystemGroupsForRole(role).map((g) => ({ realm_id: target.realm_id, group_id: groups.get(g)!, user_id: target.id })))
+    .execute();
+}
+
+/**
+ * The real address goes only to users allowed to see it; when the target's email is public
+ * (visibility "everyone", or a bot), everyone also learns the new API email.
+ */
+async function announceEmailChange(tx: Tx, ctx: AppContext, realm: Realm, target: User): Promise<void> {
+  const users = await tx.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realm.id).where("is_active", "=", 1).execute();
+  const canSee = users.filter((u) => canSeeDeliveryEmail(u, target)).map((u) => u.id);
+  sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, delivery_email: target.delivery_email }), canSee);
+  if (canSeeDeliveryEmail(null, target)) {
+    sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, new_email: target.delivery_email }), users.map((u) => u.id));
+  }
+}
+
+/** Deactivates a user (checks done by the caller's view or below) and tells the realm. */
+export async function doDeactivateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number, self: boolean): Promise<void> {
+  await withTransaction(ctx.db, async (tx) => {
+    const found = await findUserById(tx, realm.id, targetId);
+    if (!found) throw new ApiError("No such user");
+    let target = found;
+    if (self) {
+      const active = await activeUserIds(tx, realm.id);
+      if (active.length === 1) throw cannotDeactivateLast(false);
+      if (await isLastHumanOwner(tx, target)) throw cannotDeactivateLast(true);
+    } else {
+      target = checkUserAccess(actor, found, { forAdmin: true });
+      if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
+      if (await isLastHumanOwner(tx, target)) throw new ApiError("Cannot deactivate the only organization owner");
+    }
+    await updateUserRow(tx, realm.id, target.id, { is_active: 0 });
+    // The remaining active users update their user lists; the deactivated user's own
+    // clients stop working (its API key is refused from now on).
+    const audience = await activeUserIds(tx, realm.id);
+    sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: false }), audience);
+  });
+}
+
+function cannotDeactivateLast(isLastOwner: boolean): ApiError {
+  const entity = isLastOwner ? "organization owner" : "user";
+  return new ApiError(`Cannot deactivate the only ${entity}.`, {
+    code: "CANNOT_DEACTIVATE_LAST_USER",
+    data: { is_last_owner: isLastOwner, entity },
+  });
+}
+
+export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number): Promise<void> {
+  await withTransaction(ctx.db, async (tx) => {
+    const found = await findUserById(tx, realm.id, targetId);
+    if (!found) throw new ApiError("No such user");
+    const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
+    if (target.is_active) throw new ApiError("User is already active.");
+    await updateUserRow(tx, realm.id, target.id, { is_active: 1 } satisfies UserUpdate);
+    const audience = await activeUserIds(tx, realm.id);
+    sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: true }), audience);
+  });
+}
+
+/**
+ * afterUserCreatedHooks entry: `realm_user` op `add` with the full person record to the realm's
+ * active users; the real email only to those allowed to see it.
+ */
+export async function announceUserCreated(tx: Tx, ctx: AppContext, realm: Realm, user: User): Promise<void> {
+  const users = await tx.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realm.id).where("is_active", "=", 1).execute();
+  const host = realmHost(realm.string_id, ctx.config.externalHost);
+  const groups = new Map<boolean, { requester: { id: number; role: number }; ids: number[] }>();
+  for (const u of users) {
+    const sees = canSeeDeliveryEmail(u, user);
+    const g = groups.get(sees) ?? { requester: u, ids: [] };
+    g.ids.push(u.id);
+    groups.set(sees, g);
+  }
+  for (const { requester, ids } of groups.values()) {
+    const person = toApiUser(user, { requester, realmHost: host, clientHashAvatar: false, profileData: {} });
+    sendEventOnCommit(tx, ctx, realm.id, { type: "realm_user", op: "add", person }, ids);
+  }
+}

@@ -1,0 +1,99 @@
+/** Reading users: GET /users/me, GET /users, GET /users/{id}, GET /users/{email}. */
+import { ApiError, UnauthorizedError } from "../../errors.js";
+import type { Realm, User } from "../../db/schema.js";
+import { listRealmUsers, maxMessageIdForUser } from "../../db/queries/users.js";
+import { toApiUser, type ProfileData } from "../../api-records/user.js";
+import { loadProfileData } from "../../lib/custom-profile-fields.js";
+import { accessUserByEmailForRead, accessUserById, type Requester } from "../../lib/users.js";
+import { p, v } from "../params/kinds.js";
+import { parseParams, pathInt } from "../params/parse.js";
+import { realmHost } from "../realm-host.js";
+import type { ApiRequest, AuthedRequest, ViewResult } from "../request.js";
+import { publicRoute, route } from "../route.js";
+import { routes as adminRoutes } from "./users-admin.js";
+
+export function hostOf(req: ApiRequest, realm: Realm = req.realm): string {
+  return realmHost(realm.string_id, req.ctx.config.externalHost).toLowerCase();
+}
+
+interface RecordOptions {
+  clientHashAvatar: boolean;
+  includeProfile: boolean;
+}
+
+/** Records for several users: profile values are loaded in one query, never per user. */
+async function userRecords(req: ApiRequest, users: User[], opts: RecordOptions, allOfRealm: boolean) {
+  const requester: Requester | null = req.user;
+  // Spectators never get custom profile data.
+  const withProfile = opts.includeProfile && requester !== null;
+  const profiles = withProfile
+    ? await loadProfileData(req.ctx.db, req.realm.id, allOfRealm ? undefined : users.map((u) => u.id))
+    : new Map<number, ProfileData>();
+  const host = hostOf(req);
+  return users.map((u) =>
+    toApiUser(u, {
+      requester,
+      realmHost: host,
+      clientHashAvatar: opts.clientHashAvatar,
+      profileData: withProfile && !u.is_bot ? (profiles.get(u.id) ?? {}) : undefined,
+    }),
+  );
+}
+
+const recordParams = () => ({
+  client_hashavatar: p.bool().default(true),
+  include_custom_profile_fields: p.bool().default(false),
+});
+
+/** GET /api/v1/users/me */
+async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
+  const user = req.user;
+  const profiles = user.is_bot ? undefined : ((await loadProfileData(req.ctx.db, req.realm.id, [user.id])).get(user.id) ?? {});
+  const record = toApiUser(user, { requester: user, realmHost: hostOf(req), clientHashAvatar: false, profileData: profiles, shape: "own" });
+  return { ...record, max_message_id: await maxMessageIdForUser(req.ctx.db, req.realm.id, user.id) };
+}
+
+/** GET /api/v1/users */
+async function getUsers(req: ApiRequest): Promise<ViewResult> {
+  const params = parseParams(req, { ...recordParams(), user_ids: p.json(v.list(v.int())).optional() });
+  if (req.user === null && !req.realm.enable_spectator_access) {
+    throw new UnauthorizedError("Not logged in: API authentication or user session required");
+  }
+  const users = await listRealmUsers(req.ctx.db, req.realm.id, params.user_ids);
+  if (params.user_ids !== undefined) {
+    const found = new Set(users.map((u) => u.id));
+    const missing = params.user_ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
+  }
+  const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
+  return { members: await userRecords(req, users, opts, params.user_ids === undefined) };
+}
+
+/** GET /api/v1/users/{user_id} */
+async function getUserById(req: AuthedRequest): Promise<ViewResult> {
+  const params = parseParams(req, recordParams());
+  const target = await accessUserById(req.ctx.db, req.user, pathInt(req, "user_id"), {
+    forAdmin: false,
+    allowDeactivated: true,
+    allowBots: true,
+  });
+  const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
+  return { user: (await userRecords(req, [target], opts, false))[0] };
+}
+
+/** GET /api/v1/users/{email} */
+async function getUserByEmail(req: AuthedRequest): Promise<ViewResult> {
+  const params = parseParams(req, recordParams());
+  const email = req.pathParams.email ?? "";
+  const target = await accessUserByEmailForRead(req.ctx.db, req.user, email, hostOf(req));
+  const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
+  return { user: (await userRecords(req, [target], opts, false))[0] };
+}
+
+export const routes = [
+  route("GET", "/users/me", getOwnUser),
+  publicRoute("GET", "/users", getUsers, "optional"),
+  route("GET", "/users/{user_id:int}", getUserById),
+  route("GET", "/users/{email}", getUserByEmail),
+  ...adminRoutes,
+];
