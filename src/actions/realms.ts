@@ -7,6 +7,7 @@ import type { Realm, User } from "../db/schema.js";
 import { REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, SYSTEM_GROUP_NESTING } from "../lib/system-groups.js";
 import { Role } from "../lib/roles.js";
 import { doCreateUserInTx } from "./users-create.js";
+import { createRealmDefaultChannelInTx } from "./channels.js";
 
 export interface CreateRealmInput {
   name: string;
@@ -36,6 +37,7 @@ export async function doCreateRealm(ctx: AppContext, input: CreateRealmInput): P
       .executeTakeFirstOrThrow();
     await createSystemGroups(tx, realmId, nowSeconds(ctx));
     const realm = await tx.selectFrom("realms").selectAll().where("id", "=", realmId).executeTakeFirstOrThrow();
+    await createRealmDefaultChannelInTx(tx, ctx, realm);
     const owner = await doCreateUserInTx(tx, ctx, realm, {
       email: input.ownerEmail,
       fullName: input.ownerName,
