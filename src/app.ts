@@ -37,6 +37,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
 
   if (ctx.log === undefined) ctx.log = app.log;
+  // Event queues: route published events; answer waiting long-polls before the server closes.
+  ctx.eventQueues.start();
+  app.addHook("preClose", async () => ctx.eventQueues.stop());
   registerRoutes(app, ctx, allRoutes);
   return app;
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "./config.js";
 import type { Db } from "./db/tx.js";
 import type { EventPublisher } from "./events/publisher.js";
+import type { QueueManager } from "./events/queues.js";
 import type { DialectName } from "./db/dialect.js";
 
 export interface AppContext {
@@ -10,6 +11,8 @@ export interface AppContext {
   db: Db;
   dialect: DialectName;
   events: EventPublisher;
+  /** Event queues of registered clients (POST /register, GET /events), fed by `events`. */
+  eventQueues: QueueManager;
   /** Current time in milliseconds; tests may replace it. */
   now: () => number;
   log?: FastifyBaseLogger;

@@ -7,11 +7,21 @@ import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest, openDb } from "./db/connect.js";
 import { InProcessEventBus } from "./events/publisher.js";
+import { QueueManager } from "./events/queues.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.sqlite3") });
   await migrateToLatest(db);
-  return { config, db, dialect: dialectOf(db), events: new InProcessEventBus(), now: () => Date.now() };
+  const events = new InProcessEventBus();
+  const ctx: AppContext = {
+    config,
+    db,
+    dialect: dialectOf(db),
+    events,
+    eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
+    now: () => Date.now(),
+  };
+  return ctx;
 }
 
 /** Pino settings: request logs show method and path only (no query string: it may hold credentials). */

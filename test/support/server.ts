@@ -8,6 +8,7 @@ import { loadConfig, type Config } from "../../src/config.js";
 import type { AppContext } from "../../src/context.js";
 import { dialectOf } from "../../src/db/dialect.js";
 import { InProcessEventBus } from "../../src/events/publisher.js";
+import { QueueManager } from "../../src/events/queues.js";
 import { createTestDb, type TestDb } from "./db.js";
 import { seedRealm, type SeededRealm } from "./realm.js";
 import { ApiClient } from "./client.js";
@@ -30,11 +31,13 @@ export interface TestServer {
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const testDb: TestDb = await createTestDb();
   const config: Config = { ...loadConfig({}), externalHost: EXTERNAL_HOST, ...overrides };
+  const events = new InProcessEventBus();
   const ctx: AppContext = {
     config,
     db: testDb.db,
     dialect: dialectOf(testDb.db),
-    events: new InProcessEventBus(),
+    events,
+    eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
     now: () => Date.now(),
   };
   const app = await buildApp(ctx);

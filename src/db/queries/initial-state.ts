@@ -1,0 +1,54 @@
+/** Reads behind POST /register's initial state that no other family owns (one query each). */
+import type { Subscription } from "../schema.js";
+import type { Queryable } from "../tx.js";
+
+/** All the user's channel subscriptions, active or not, with the channel id. */
+export async function channelSubscriptionsOfUser(db: Queryable, realmId: number, userId: number): Promise<Array<Subscription & { channel_id: number }>> {
+  return db
+    .selectFrom("subscriptions")
+    .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
+    .selectAll("subscriptions")
+    .select("recipients.type_id as channel_id")
+    .where("subscriptions.realm_id", "=", realmId)
+    .where("subscriptions.user_id", "=", userId)
+    .where("recipients.type", "=", 2)
+    .orderBy("subscriptions.id")
+    .execute();
+}
+
+export async function listLinkifiers(db: Queryable, realmId: number) {
+  return db.selectFrom("linkifiers").selectAll().where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
+}
+
+/** The user's drafts, newest edit first, at most `limit`. */
+export async function listDrafts(db: Queryable, realmId: number, userId: number, limit: number) {
+  return db
+    .selectFrom("drafts")
+    .selectAll()
+    .where("realm_id", "=", realmId)
+    .where("user_id", "=", userId)
+    .orderBy("last_edit_time", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+}
+
+export async function listUserTopics(db: Queryable, realmId: number, userId: number) {
+  return db
+    .selectFrom("user_topics")
+    .selectAll()
+    .where("realm_id", "=", realmId)
+    .where("user_id", "=", userId)
+    .orderBy("last_updated")
+    .orderBy("id")
+    .execute();
+}
+
+export async function listAlertWords(db: Queryable, realmId: number, userId: number): Promise<string[]> {
+  const rows = await db.selectFrom("alert_words").select("word").where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id").execute();
+  return rows.map((r) => r.word);
+}
+
+export async function listUserStatuses(db: Queryable, realmId: number) {
+  return db.selectFrom("user_status").selectAll().where("realm_id", "=", realmId).execute();
+}

@@ -1,0 +1,135 @@
+/** Presence rows and the realm-wide presence sequence (presence_last_update_id). */
+import type { Queryable } from "../tx.js";
+
+export interface PresenceRow {
+  user_id: number;
+  last_active_time: number | null;
+  last_connected_time: number | null;
+  last_update_id: number;
+}
+
+/** A presence row joined with the user fields the API records need. */
+export interface PresenceWithUser extends PresenceRow {
+  date_joined: number;
+  delivery_email: string;
+  email_address_visibility: number;
+}
+
+export async function findPresence(db: Queryable, realmId: number, userId: number): Promise<PresenceRow | undefined> {
+  return db
+    .selectFrom("presence")
+    .select(["user_id", "last_active_time", "last_connected_time", "last_update_id"])
+    .where("realm_id", "=", realmId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+}
+
+/**
+ * Takes the next value of the realm's presence sequence. The UPDATE locks the
+ * sequence row until commit, so callers keep their transaction short.
+ */
+export async function nextPresenceUpdateId(db: Queryable, realmId: number): Promise<number> {
+  const bumped = await db
+    .updateTable("presence_sequence")
+    .set((eb) => ({ last_update_id: eb("last_update_id", "+", 1) }))
+    .where("realm_id", "=", realmId)
+    .returning("last_update_id")
+    .executeTakeFirst();
+  if (bumped) return Number(bumped.last_update_id);
+  await db
+    .insertInto("presence_sequence")
+    .values({ realm_id: realmId, last_update_id: 0 })
+    .onConflict((oc) => oc.column("realm_id").doNothing())
+    .execute();
+  return nextPresenceUpdateId(db, realmId);
+}
+
+/** The realm's current sequence value (0 before any presence change). */
+export async function currentPresenceUpdateId(db: Queryable, realmId: number): Promise<number> {
+  const row = await db.selectFrom("presence_sequence").select("last_update_id").where("realm_id", "=", realmId).executeTakeFirst();
+  return row ? Number(row.last_update_id) : 0;
+}
+
+export async function insertPresence(db: Queryable, realmId: number, row: PresenceRow): Promise<void> {
+  await db
+    .insertInto("presence")
+    .values({ realm_id: realmId, ...row })
+    .onConflict((oc) =>
+      oc.column("user_id").doUpdateSet({
+        last_active_time: row.last_active_time,
+        last_connected_time: row.last_connected_time,
+        last_update_id: row.last_update_id,
+      }),
+    )
+    .execute();
+}
+
+export async function updatePresence(
+  db: Queryable,
+  realmId: number,
+  userId: number,
+  changes: Partial<Pick<PresenceRow, "last_active_time" | "last_connected_time" | "last_update_id">>,
+): Promise<void> {
+  await db.updateTable("presence").set(changes).where("realm_id", "=", realmId).where("user_id", "=", userId).execute();
+}
+
+export async function deletePresence(db: Queryable, realmId: number, userId: number): Promise<void> {
+  await db.deleteFrom("presence").where("realm_id", "=", realmId).where("user_id", "=", userId).execute();
+}
+
+/**
+ * Presence rows of active, non-bot users who share presence (presence_enabled), in one
+ * query. With `sinceUpdateId` only rows changed after it (uses the presence_realm_update
+ * index, so the cost follows the number of changes); with `connectedSince` only rows
+ * connected since then; with `userIds` only those users (non-empty).
+ */
+export async function listRealmPresence(
+  db: Queryable,
+  realmId: number,
+  filter: { sinceUpdateId?: number; connectedSince?: number; userIds?: readonly number[] },
+): Promise<PresenceWithUser[]> {
+  let q = db
+    .selectFrom("presence")
+    .innerJoin("users", "users.id", "presence.user_id")
+    .select([
+      "presence.user_id",
+      "presence.last_active_time",
+      "presence.last_connected_time",
+      "presence.last_update_id",
+      "users.date_joined",
+      "users.delivery_email",
+      "users.email_address_visibility",
+    ])
+    .where("presence.realm_id", "=", realmId)
+    .where("users.realm_id", "=", realmId)
+    .where("users.is_active", "=", 1)
+    .where("users.is_bot", "=", 0)
+    .where("users.presence_enabled", "=", 1);
+  if (filter.sinceUpdateId !== undefined) q = q.where("presence.last_update_id", ">", filter.sinceUpdateId);
+  if (filter.connectedSince !== undefined) q = q.where("presence.last_connected_time", ">=", filter.connectedSince);
+  if (filter.userIds !== undefined) q = q.where("presence.user_id", "in", [...filter.userIds]);
+  return q.orderBy("presence.user_id").execute();
+}
+
+/** Active users of the realm (recipients of presence events); one query. */
+export async function activeRealmUserIds(db: Queryable, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Users sharing an active channel subscription with the user (for limited user access). */
+export async function userIdsSharingChannels(db: Queryable, realmId: number, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("subscriptions as mine")
+    .innerJoin("recipients", "recipients.id", "mine.recipient_id")
+    .innerJoin("subscriptions as theirs", "theirs.recipient_id", "mine.recipient_id")
+    .select("theirs.user_id")
+    .distinct()
+    .where("mine.realm_id", "=", realmId)
+    .where("mine.user_id", "=", userId)
+    .where("mine.active", "=", 1)
+    .where("recipients.type", "=", 2)
+    .where("theirs.active", "=", 1)
+    .execute();
+  return rows.map((r) => r.user_id);
+}

@@ -1,0 +1,17 @@
+/** Server limits reported by /register. */
+export const CHANNEL_LIMITS = {
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_name_length: 60,
+  max_channel_description_length: 1024,
+} as const;
+
+/** Typing-notice timing clients follow (upstream defaults, milliseconds). */
+export const typingIntervals = {
+  server_typing_started_expiry_period_milliseconds: 45_000,
+  server_typing_stopped_wait_period_milliseconds: 12_000,
+  server_typing_started_wait_period_milliseconds: 30_000,
+} as const;
+
+/** Most drafts /register returns (upstream MAX_DRAFTS_IN_REGISTER_RESPONSE). */
+export const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000;

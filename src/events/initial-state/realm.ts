@@ -1,0 +1,58 @@
+/** Realm settings and server limits in /register (event type "realm"). */
+import { CHANNEL_LIMITS, typingIntervals } from "./limits.js";
+import { PRESENCE_OFFLINE_THRESHOLD_SECONDS, PRESENCE_PING_INTERVAL_SECONDS } from "../../lib/presence.js";
+import { REALM_GROUP_SETTING_DEFAULTS } from "../../lib/system-groups.js";
+import { realmUrl } from "../../http/realm-host.js";
+import { defaultRealmIconUrl } from "../../lib/avatar.js";
+import type { Realm } from "../../db/schema.js";
+import type { StateFetcher } from "./types.js";
+
+const GROUP_SETTINGS = Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>;
+
+/** realm_<setting> keys of the realm row, as `realm` update events name them. */
+export function realmSettingsState(realm: Realm, externalHost: string): Record<string, unknown> {
+  const state: Record<string, unknown> = {
+    realm_name: realm.name,
+    realm_description: realm.description,
+    realm_icon_url: realm.icon_url ?? defaultRealmIconUrl(realm.string_id),
+    realm_icon_source: realm.icon_url ? "U" : "G",
+    realm_url: realmUrl(realm.string_id, externalHost),
+    realm_uri: realmUrl(realm.string_id, externalHost),
+    realm_date_created: realm.date_created,
+    realm_invite_required: realm.invite_required === 1,
+    realm_emails_restricted_to_domains: realm.emails_restricted_to_domains === 1,
+    realm_disallow_disposable_email_addresses: realm.disallow_disposable_email_addresses === 1,
+    realm_enable_spectator_access: realm.enable_spectator_access === 1,
+    realm_presence_disabled: realm.presence_disabled === 1,
+    realm_mandatory_topics: realm.mandatory_topics === 1,
+    realm_allow_message_editing: realm.allow_message_editing === 1,
+    realm_allow_edit_history: realm.allow_edit_history === 1,
+    realm_message_content_edit_limit_seconds: realm.message_content_edit_limit_seconds,
+    realm_message_content_delete_limit_seconds: realm.message_content_delete_limit_seconds,
+    realm_move_messages_within_stream_limit_seconds: realm.move_messages_within_stream_limit_seconds,
+    realm_move_messages_between_streams_limit_seconds: realm.move_messages_between_streams_limit_seconds,
+    realm_waiting_period_threshold: realm.waiting_period_threshold,
+    realm_default_language: realm.default_language,
+    realm_moderation_request_channel_id: realm.moderation_request_channel_id ?? -1,
+    realm_empty_topic_display_name: realm.empty_topic_display_name,
+  };
+  for (const column of GROUP_SETTINGS) {
+    // can_invite_users_group_id → realm_can_invite_users_group (a group id).
+    state[`realm_${column.replace(/_id$/, "")}`] = realm[column];
+  }
+  return state;
+}
+
+export const fetchRealmState: StateFetcher = async (sc, state) => {
+  Object.assign(state, realmSettingsState(sc.realm, sc.ctx.config.externalHost));
+  Object.assign(state, {
+    max_message_length: sc.realm.max_message_length,
+    max_topic_length: sc.realm.max_topic_length,
+    ...CHANNEL_LIMITS,
+    server_presence_ping_interval_seconds: PRESENCE_PING_INTERVAL_SECONDS,
+    server_presence_offline_threshold_seconds: PRESENCE_OFFLINE_THRESHOLD_SECONDS,
+    ...typingIntervals,
+    // Clients time a poll out after this; our heartbeat comes at longPollSeconds.
+    event_queue_longpoll_timeout_seconds: Math.max(90, sc.ctx.config.longPollSeconds + 10),
+  });
+};

@@ -1,0 +1,66 @@
+/** realm_users, realm_non_active_users, realm_bots and the caller's own identity keys. */
+import { listRealmUsers } from "../../db/queries/users.js";
+import { listProfileFields, profileValuesForUsers } from "../../db/queries/custom-profile-fields.js";
+import { toApiUser } from "../../api-records/user.js";
+import { avatarUrl } from "../../lib/avatar.js";
+import { profileDataByUser } from "../../lib/custom-profile-fields.js";
+import { isAdmin, isGuest, isModerator, isOwner } from "../../lib/roles.js";
+import { apiEmail } from "../../lib/users.js";
+import type { StateFetcher } from "./types.js";
+
+export const fetchRealmUserState: StateFetcher = async (sc, state) => {
+  const { ctx, realm, user } = sc;
+  const users = await listRealmUsers(ctx.db, realm.id);
+  const fields = await listProfileFields(ctx.db, realm.id);
+  const values = await profileValuesForUsers(ctx.db, realm.id);
+  const profiles = profileDataByUser(values, new Map(fields.map((f) => [f.id, f.field_type])));
+  const records = users.map((u) =>
+    toApiUser(u, {
+      requester: user,
+      realmHost: sc.host,
+      clientHashAvatar: sc.opts.clientHashavatar,
+      profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}),
+      shape: "list",
+    }),
+  );
+  state.realm_users = records.filter((r) => r.is_active === true);
+  state.realm_non_active_users = records.filter((r) => r.is_active !== true);
+  state.cross_realm_bots = [];
+  Object.assign(state, {
+    user_id: user.id,
+    email: apiEmail(user, sc.host),
+    delivery_email: user.delivery_email,
+    full_name: user.full_name,
+    is_admin: isAdmin(user),
+    is_owner: isOwner(user),
+    is_moderator: isModerator(user),
+    is_guest: isGuest(user),
+    is_billing_admin: false,
+    role: user.role,
+    avatar_source: user.avatar_source,
+    avatar_url: avatarUrl(user),
+    avatar_url_medium: avatarUrl(user),
+  });
+};
+
+/** Bots the caller administers: every bot for administrators, their own otherwise. */
+export const fetchRealmBotState: StateFetcher = async (sc, state) => {
+  const { ctx, realm, user } = sc;
+  const bots = (await listRealmUsers(ctx.db, realm.id)).filter(
+    (u) => u.is_bot === 1 && u.is_active === 1 && (isAdmin(user) || u.bot_owner_id === user.id),
+  );
+  state.realm_bots = bots.map((b) => ({
+    user_id: b.id,
+    email: b.delivery_email,
+    full_name: b.full_name,
+    bot_type: b.bot_type,
+    is_active: true,
+    api_key: b.api_key,
+    avatar_url: avatarUrl(b),
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    owner_id: b.bot_owner_id,
+    services: [],
+  }));
+};

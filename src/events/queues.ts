@@ -1,0 +1,304 @@
+/**
+ * Event queues: one per registered client (POST /register), holding the events
+ * published for its user until the client acknowledges them with last_event_id.
+ *
+ * The QueueManager subscribes to the event bus (ctx.events) and routes each published
+ * event to the queues of its userIds in the same realm. Queues live in this process
+ * behind EventQueueStore, so a later multi-node setup can keep them elsewhere.
+ */
+import { randomUUID } from "node:crypto";
+import type { Config } from "../config.js";
+import { ApiError } from "../errors.js";
+import type { EventPublisher, PublishedEvent } from "./publisher.js";
+import type { ChatEvent } from "./types.js";
+import { buildNarrowPredicate, type NarrowPredicate } from "./narrow.js";
+import { shapeEventForQueue } from "./shape.js";
+
+/** A queued event: the event as delivered, with its per-queue id. */
+export type QueuedEvent = ChatEvent & { id: number };
+
+/** Most events a queue holds; past this the client is too far behind and must re-register. */
+export const MAX_QUEUED_EVENTS = 10_000;
+/** Longest lifespan a client may request (upstream: 7 days). */
+export const MAX_QUEUE_LIFESPAN_SECONDS = 7 * 24 * 3600;
+
+export interface QueueOptions {
+  userId: number;
+  realmId: number;
+  /** null: every event type. */
+  eventTypes: readonly string[] | null;
+  narrow: ReadonlyArray<readonly [string, string]>;
+  applyMarkdown: boolean;
+  clientHashavatar: boolean;
+  slimPresence: boolean;
+  allPublicStreams: boolean;
+  clientCapabilities: Readonly<Record<string, boolean>>;
+  /** 0: the server default (config.eventQueueIdleSeconds). */
+  lifespanSeconds: number;
+  clientName: string;
+}
+
+interface Waiter {
+  resolve: (events: QueuedEvent[] | null) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class EventQueue {
+  readonly id: string;
+  readonly opts: QueueOptions;
+  private events: QueuedEvent[] = [];
+  private nextEventId = 0;
+  /** Id of the newest event dropped by acknowledgement; -1 before any. */
+  newestPrunedId = -1;
+  /** Millisecond time of the last poll; idle expiry counts from here. */
+  lastConnectionTime: number;
+  waiter: Waiter | null = null;
+  private readonly narrowPredicate: NarrowPredicate;
+
+  constructor(id: string, opts: QueueOptions, now: number) {
+    this.id = id;
+    this.opts = opts;
+    this.lastConnectionTime = now;
+    this.narrowPredicate = buildNarrowPredicate(opts.narrow);
+  }
+
+  get size(): number {
+    return this.events.length;
+  }
+
+  /** Whether this client wants the event at all (event_types, narrow, capabilities). */
+  accepts(event: ChatEvent): boolean {
+    const types = this.opts.eventTypes;
+    if (types !== null) {
+      if (!types.includes(event.type)) return false;
+      // Clients that understand user_topic do not need the legacy muted_topics copy.
+      if (event.type === "muted_topics" && types.includes("user_topic")) return false;
+    }
+    if (event.type === "message") return this.narrowPredicate(event);
+    // Channel typing notices only reach clients that declared they understand them.
+    if (event.type === "typing" && "stream_id" in event) return this.opts.clientCapabilities.stream_typing_notifications === true;
+    return true;
+  }
+
+  /** Adds an event (already accepted and shaped for this client); returns its id. */
+  push(event: ChatEvent): number {
+    const id = this.nextEventId++;
+    this.events.push({ ...event, id });
+    return id;
+  }
+
+  /** Drops events with id <= throughId (acknowledged by the client). */
+  prune(throughId: number): void {
+    let n = 0;
+    while (n < this.events.length && this.events[n].id <= throughId) n++;
+    if (n > 0) {
+      this.newestPrunedId = this.events[n - 1].id;
+      this.events.splice(0, n);
+    }
+  }
+
+  contents(): QueuedEvent[] {
+    return this.events.slice();
+  }
+
+  /** Id of the newest event ever queued, -1 if none. */
+  get lastEventId(): number {
+    return this.nextEventId - 1;
+  }
+
+  /** Idle queues (no poll waiting) expire lifespan seconds after their last poll. */
+  expired(nowMs: number, defaultLifespanSeconds: number): boolean {
+    const lifespan = this.opts.lifespanSeconds > 0 ? Math.min(this.opts.lifespanSeconds, MAX_QUEUE_LIFESPAN_SECONDS) : defaultLifespanSeconds;
+    return this.waiter === null && nowMs - this.lastConnectionTime >= lifespan * 1000;
+  }
+}
+
+/** Where queues are kept; a later issue backs this with Redis or PostgreSQL for several nodes. */
+export interface EventQueueStore {
+  add(queue: EventQueue): void;
+  get(id: string): EventQueue | undefined;
+  delete(id: string): void;
+  forUser(userId: number): Iterable<EventQueue>;
+  all(): Iterable<EventQueue>;
+  count(): number;
+}
+
+export class InMemoryEventQueueStore implements EventQueueStore {
+  private byId = new Map<string, EventQueue>();
+  private byUser = new Map<number, Set<EventQueue>>();
+
+  add(queue: EventQueue): void {
+    this.byId.set(queue.id, queue);
+    let set = this.byUser.get(queue.opts.userId);
+    if (!set) this.byUser.set(queue.opts.userId, (set = new Set()));
+    set.add(queue);
+  }
+  get(id: string): EventQueue | undefined {
+    return this.byId.get(id);
+  }
+  delete(id: string): void {
+    const q = this.byId.get(id);
+    if (!q) return;
+    this.byId.delete(id);
+    const set = this.byUser.get(q.opts.userId);
+    set?.delete(q);
+    if (set && set.size === 0) this.byUser.delete(q.opts.userId);
+  }
+  forUser(userId: number): Iterable<EventQueue> {
+    return this.byUser.get(userId) ?? [];
+  }
+  all(): Iterable<EventQueue> {
+    return this.byId.values();
+  }
+  count(): number {
+    return this.byId.size;
+  }
+}
+
+/** Per-client reshaping of an event (apply_markdown, slim presence…); null drops it. */
+export type EventShaper = (queue: EventQueue, event: ChatEvent) => ChatEvent | null;
+
+export function badEventQueueId(queueId: string): ApiError {
+  return new ApiError(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
+}
+
+export interface FetchRequest {
+  userId: number;
+  queueId: string;
+  lastEventId: number;
+  dontBlock: boolean;
+  /** Aborts a waiting poll (client went away); the poll then resolves with no events. */
+  signal?: AbortSignal;
+}
+
+export class QueueManager {
+  readonly store: EventQueueStore;
+  private unsubscribe: (() => void) | null = null;
+  private gcTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: { config: Pick<Config, "longPollSeconds" | "eventQueueIdleSeconds">; events: EventPublisher; now: () => number },
+    private readonly shape: EventShaper = shapeEventForQueue,
+    store?: EventQueueStore,
+  ) {
+    this.store = store ?? new InMemoryEventQueueStore();
+  }
+
+  /** Subscribes to the bus and starts the GC sweep (its timer never keeps the process alive). */
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.deps.events.subscribe((p) => this.route(p));
+    const every = Math.max(1000, Math.min(60_000, (this.deps.config.eventQueueIdleSeconds * 1000) / 4));
+    this.gcTimer = setInterval(() => this.gc(), every);
+    this.gcTimer.unref();
+  }
+
+  /** Stops routing and timers and answers every waiting poll (server shutdown). */
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcTimer = null;
+    for (const q of this.store.all()) this.finish(q);
+  }
+
+  allocate(opts: QueueOptions): EventQueue {
+    const queue = new EventQueue(randomUUID(), opts, this.deps.now());
+    this.store.add(queue);
+    return queue;
+  }
+
+  /** The caller's queue; another user's queue is reported exactly like an unknown one. */
+  access(userId: number, queueId: string): EventQueue {
+    const q = this.store.get(queueId);
+    if (!q || q.opts.userId !== userId) throw badEventQueueId(queueId);
+    return q;
+  }
+
+  delete(userId: number, queueId: string): void {
+    const q = this.access(userId, queueId);
+    this.finish(q);
+    this.store.delete(q.id);
+  }
+
+  /**
+   * GET /events: acknowledge through lastEventId, then return queued events at once,
+   * or wait for the next one (or a heartbeat after longPollSeconds).
+   */
+  async fetch(req: FetchRequest): Promise<QueuedEvent[]> {
+    const q = this.access(req.userId, req.queueId);
+    if (req.lastEventId < q.newestPrunedId) throw new ApiError(`An event newer than ${req.lastEventId} has already been pruned!`);
+    q.prune(req.lastEventId);
+    if (req.lastEventId !== q.newestPrunedId) {
+      throw new ApiError(`Event ${req.lastEventId} was not in this queue`);
+    }
+    // A new poll replaces a waiting one on the same queue (which answers with what it has).
+    this.finish(q);
+    q.lastConnectionTime = this.deps.now();
+    if (q.size > 0 || req.dontBlock) return q.contents();
+    if (req.signal?.aborted) return [];
+    const events = await new Promise<QueuedEvent[] | null>((resolve) => {
+      const timer = setTimeout(() => {
+        q.waiter = null;
+        q.push({ type: "heartbeat" });
+        resolve(q.contents());
+      }, this.deps.config.longPollSeconds * 1000);
+      q.waiter = { resolve, timer };
+      req.signal?.addEventListener(
+        "abort",
+        () => {
+          if (q.waiter?.resolve === resolve) {
+            clearTimeout(timer);
+            q.waiter = null;
+            resolve(null);
+          }
+        },
+        { once: true },
+      );
+    });
+    q.lastConnectionTime = this.deps.now();
+    return events ?? [];
+  }
+
+  /** Adds an event to a queue (also used by /register for events queued during the state fetch). */
+  deliver(q: EventQueue, event: ChatEvent): void {
+    if (!q.accepts(event)) return;
+    const shaped = this.shape(q, event);
+    if (shaped === null) return;
+    if (q.size >= MAX_QUEUED_EVENTS) {
+      // The client stopped acknowledging; drop the queue so it re-registers
+      // (BAD_EVENT_QUEUE_ID) rather than silently losing events.
+      this.finish(q);
+      this.store.delete(q.id);
+      return;
+    }
+    q.push(shaped);
+    if (q.waiter) this.finish(q);
+  }
+
+  /** Removes idle queues past their lifespan. */
+  gc(): number {
+    const now = this.deps.now();
+    const expired = [...this.store.all()].filter((q) => q.expired(now, this.deps.config.eventQueueIdleSeconds));
+    for (const q of expired) this.store.delete(q.id);
+    return expired.length;
+  }
+
+  private route(p: PublishedEvent): void {
+    for (const userId of new Set(p.userIds)) {
+      for (const q of [...this.store.forUser(userId)]) {
+        if (q.opts.realmId !== p.realmId) continue;
+        this.deliver(q, p.event);
+      }
+    }
+  }
+
+  /** Answers the waiting poll of a queue, if any, with the queue's contents. */
+  private finish(q: EventQueue): void {
+    const w = q.waiter;
+    if (!w) return;
+    q.waiter = null;
+    clearTimeout(w.timer);
+    w.resolve(q.contents());
+  }
+}

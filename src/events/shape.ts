@@ -1,0 +1,52 @@
+/**
+ * Per-client shaping of published events, as upstream does in its event queue:
+ * - `message`: markdown or raw content (apply_markdown), null avatar_url for hash-based
+ *   avatars when the client computes them (client_hashavatar);
+ * - `presence`: no `email` for slim_presence clients; the modern `presences` shape for
+ *   clients with the simplified_presence_events capability.
+ * Every event's `internal_data` is removed before queueing.
+ */
+import { HASH_AVATAR_BASE_URL } from "../lib/avatar.js";
+import type { EventQueue } from "./queues.js";
+import type { ChatEvent, EventInternalData } from "./types.js";
+
+export function shapeEventForQueue(queue: EventQueue, event: ChatEvent): ChatEvent | null {
+  if (event.type === "realm_user" && event.op === "add" && queue.opts.clientHashavatar) return hideHashAvatar(event);
+  const internal = event.internal_data as EventInternalData | undefined;
+  if (internal === undefined && event.type !== "presence") return event;
+  const { internal_data: _drop, ...out } = event;
+  if (event.type === "message" && typeof out.message === "object" && out.message !== null) {
+    const message = { ...(out.message as Record<string, unknown>) };
+    if (!queue.opts.applyMarkdown && internal?.raw_content !== undefined) {
+      message.content = internal.raw_content;
+      message.content_type = "text/x-markdown";
+    }
+    if (queue.opts.clientHashavatar && internal?.hash_avatar === true) message.avatar_url = null;
+    out.message = message;
+    if (
+      internal?.local_message_id !== undefined &&
+      internal.sender_queue_id === queue.id &&
+      internal.sender_id === queue.opts.userId
+    ) {
+      out.local_message_id = internal.local_message_id;
+    }
+  }
+  if (event.type === "presence") {
+    if (queue.opts.clientCapabilities.simplified_presence_events === true && internal?.modern_presence !== undefined) {
+      return { type: "presence", presences: internal.modern_presence };
+    }
+    if (queue.opts.slimPresence) delete out.email;
+  }
+  return out as ChatEvent;
+}
+
+/**
+ * client_hashavatar clients compute hash-based avatars themselves: a new user whose real
+ * email is public (API email = real email) gets avatar_url null, as in /register.
+ */
+function hideHashAvatar(event: ChatEvent): ChatEvent {
+  const person = event.person as Record<string, unknown> | undefined;
+  if (!person || typeof person.avatar_url !== "string" || !person.avatar_url.startsWith(HASH_AVATAR_BASE_URL)) return event;
+  if (person.email !== person.delivery_email) return event;
+  return { ...event, person: { ...person, avatar_url: null } };
+}

@@ -1,0 +1,88 @@
+/**
+ * Presence rules (upstream zerver/actions/presence.py, zerver/lib/presence.py):
+ * intervals, the write throttle, "came online", and whose presence a user may see.
+ */
+import type { Realm, User } from "../db/schema.js";
+import type { Queryable } from "../db/tx.js";
+import { groupIdsContainingUser } from "../db/queries/user-groups.js";
+import { userIdsSharingChannels } from "../db/queries/presence.js";
+
+/** Clients report presence about this often (register: server_presence_ping_interval_seconds). */
+export const PRESENCE_PING_INTERVAL_SECONDS = 60;
+/** A user with no report for this long is offline (server_presence_offline_threshold_seconds). */
+export const PRESENCE_OFFLINE_THRESHOLD_SECONDS = 200;
+/** A stored time is rewritten at most this often: reports within it write nothing. */
+export const PRESENCE_UPDATE_MIN_FREQ_SECONDS = 55;
+/** Legacy poll format: activity at most this old is `active`. */
+export const LEGACY_ACTIVE_WINDOW_SECONDS = 120;
+/** Legacy event format: activity within this of the last connection is `active`. */
+export const LEGACY_EVENT_ACTIVITY_OFFSET_SECONDS = 70;
+/** Above this many active users, "came online" events are not sent (quadratic fan-out). */
+export const USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS = 100;
+/** Default history window of a full fetch (spec 8). */
+export const PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT = 14;
+/** Inactivity after which an `active` report counts as coming online (event sent at once). */
+export const CAME_ONLINE_AFTER_SECONDS = PRESENCE_OFFLINE_THRESHOLD_SECONDS - PRESENCE_PING_INTERVAL_SECONDS - 10;
+
+export type PresenceStatus = "active" | "idle";
+
+/**
+ * Ids of users whose presence `viewer` may see, or null for "everyone in the realm"
+ * (the viewer belongs to the realm's can_access_all_users group). Otherwise: the
+ * viewer and the users sharing a channel with them.
+ */
+export async function presenceVisibleUserIds(db: Queryable, realm: Realm, viewer: User): Promise<Set<number> | null> {
+  const groupId = realm.can_access_all_users_group_id;
+  if (groupId === null) return null;
+  const groups = await groupIdsContainingUser(db, realm.id, viewer.id);
+  if (groups.has(groupId)) return null;
+  const ids = new Set(await userIdsSharingChannels(db, realm.id, viewer.id));
+  ids.add(viewer.id);
+  return ids;
+}
+
+/** Members of a group, directly or through subgroups (two queries). */
+async function groupMemberIds(db: Queryable, realmId: number, groupId: number): Promise<Set<number>> {
+  const edges = await db
+    .selectFrom("user_group_subgroups")
+    .select(["supergroup_id", "subgroup_id"])
+    .where("realm_id", "=", realmId)
+    .execute();
+  const groups = new Set([groupId]);
+  let frontier = [groupId];
+  while (frontier.length > 0) {
+    const next: number[] = [];
+    for (const e of edges) {
+      if (frontier.includes(e.supergroup_id) && !groups.has(e.subgroup_id)) {
+        groups.add(e.subgroup_id);
+        next.push(e.subgroup_id);
+      }
+    }
+    frontier = next;
+  }
+  const rows = await db
+    .selectFrom("user_group_members")
+    .select("user_id")
+    .where("realm_id", "=", realmId)
+    .where("group_id", "in", [...groups])
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
+/**
+ * Which of `candidateIds` may see `subject`: members of can_access_all_users_group,
+ * plus users sharing a channel with the subject, plus the subject.
+ */
+export async function usersWhoCanAccessUser(
+  db: Queryable,
+  realm: Realm,
+  subjectId: number,
+  candidateIds: readonly number[],
+): Promise<number[]> {
+  const groupId = realm.can_access_all_users_group_id;
+  if (groupId === null) return [...candidateIds];
+  const everyone = await groupMemberIds(db, realm.id, groupId);
+  if (candidateIds.every((id) => everyone.has(id))) return [...candidateIds];
+  const sharing = new Set(await userIdsSharingChannels(db, realm.id, subjectId));
+  return candidateIds.filter((id) => id === subjectId || everyone.has(id) || sharing.has(id));
+}
