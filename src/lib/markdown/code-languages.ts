@@ -1,0 +1,77 @@
+/**
+ * Display names for fenced code languages (the syntax highlighter's lexer
+ * names that upstream puts in data-code-language). Unknown languages keep
+ * the name the author typed.
+ */
+const LEXER_NAMES: Array<[string, string[]]> = [
+  ["Python", ["python", "py", "python3", "py3", "sage", "bazel", "starlark"]],
+  ["Python 2.x", ["python2", "py2"]],
+  ["JavaScript", ["javascript", "js"]],
+  ["TypeScript", ["typescript", "ts"]],
+  ["JSX", ["jsx", "react"]],
+  ["JSON", ["json", "json-object"]],
+  ["Bash", ["bash", "sh", "ksh", "zsh", "shell"]],
+  ["Bash Session", ["console", "shell-session"]],
+  ["HTML", ["html"]],
+  ["XML", ["xml"]],
+  ["CSS", ["css"]],
+  ["SCSS", ["scss"]],
+  ["C", ["c"]],
+  ["C++", ["cpp", "c++"]],
+  ["C#", ["csharp", "c#", "cs"]],
+  ["Java", ["java"]],
+  ["Kotlin", ["kotlin"]],
+  ["Scala", ["scala"]],
+  ["Go", ["go", "golang"]],
+  ["Rust", ["rust", "rs"]],
+  ["Ruby", ["ruby", "rb", "duby"]],
+  ["PHP", ["php", "php3", "php4", "php5"]],
+  ["Perl", ["perl", "pl"]],
+  ["Lua", ["lua"]],
+  ["Haskell", ["haskell", "hs"]],
+  ["OCaml", ["ocaml"]],
+  ["Elixir", ["elixir", "ex", "exs"]],
+  ["Erlang", ["erlang"]],
+  ["Clojure", ["clojure", "clj"]],
+  ["Swift", ["swift"]],
+  ["Objective-C", ["objective-c", "objectivec", "obj-c", "objc"]],
+  ["Dart", ["dart"]],
+  ["R", ["splus", "s", "r"]],
+  ["Julia", ["julia", "jl"]],
+  ["SQL", ["sql"]],
+  ["PostgreSQL SQL dialect", ["postgresql", "postgres"]],
+  ["MySQL", ["mysql"]],
+  ["YAML", ["yaml"]],
+  ["TOML", ["toml"]],
+  ["INI", ["ini", "cfg", "dosini"]],
+  ["Docker", ["docker", "dockerfile"]],
+  ["Makefile", ["make", "makefile", "mf", "bsdmake"]],
+  ["Diff", ["diff", "udiff"]],
+  ["Markdown", ["markdown", "md"]],
+  ["reStructuredText", ["restructuredtext", "rst", "rest"]],
+  ["TeX", ["tex", "latex"]],
+  ["PowerShell", ["powershell", "pwsh", "posh", "ps1", "psm1"]],
+  ["Batchfile", ["batch", "bat", "dosbatch", "winbatch"]],
+  ["Text only", ["text"]],
+  ["Vim Script", ["vim"]],
+  ["Nginx configuration file", ["nginx"]],
+  ["GraphQL", ["graphql"]],
+  ["Protocol Buffer", ["protobuf", "proto"]],
+  ["Groovy", ["groovy"]],
+  ["Fortran", ["fortran", "f90"]],
+  ["Scheme", ["scheme", "scm"]],
+  ["Common Lisp", ["common-lisp", "cl", "lisp"]],
+  ["Emacs Lisp", ["emacs-lisp", "elisp", "emacs"]],
+  ["Zig", ["zig"]],
+  ["Nix", ["nixos", "nix"]],
+  ["Verilog", ["verilog", "v"]],
+  ["VHDL", ["vhdl"]],
+  ["Assembly", ["asm", "nasm"]],
+];
+
+const BY_ALIAS = new Map<string, string>();
+for (const [name, aliases] of LEXER_NAMES) for (const a of aliases) BY_ALIAS.set(a, name);
+
+export function codeLanguageName(lang: string): string {
+  return BY_ALIAS.get(lang.toLowerCase()) ?? lang;
+}
