@@ -112,13 +112,14 @@ async function main(): Promise<void> {
 
   const ctx = await createContext(config);
   const seed: BenchSeed = await seedBenchRealm(ctx, 1000);
-  const extra = await extraScenarios(ctx, seed);
+  const extra = await extraScenarios(ctx, seed, { dataDir, databaseUrl });
   await ctx.db.destroy();
 
   const bare = await startChild(path.join(here, "bare-server.js"), { PORT: "0" });
   const port = await freePort();
   const parley = spawn(process.execPath, [path.join(here, "..", "src", "cli.js"), "serve"], {
-    env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, LOG_LEVEL: "warn", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+    // Rate limits off: the bench drives one user far past a human's request rate on purpose.
+    env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, LOG_LEVEL: "warn", PARLEY_RATE_LIMIT_PER_MINUTE: "0", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdio: ["ignore", "inherit", "inherit"],
   });
   await waitForHttp(port);
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
       { name: "GET /users/me", path: "/api/v1/users/me", auth: owner },
       { name: "GET /users (1,001 users)", path: "/api/v1/users", auth: owner },
       { name: "GET /server_settings", path: "/api/v1/server_settings" },
-      ...extra.scenarios,
+      ...(await extra.scenarios(port)),
     ];
     for (const s of scenarios) rows.push(await measure(port, s));
     printTable(baseline, rows);

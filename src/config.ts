@@ -15,6 +15,10 @@ export interface Config {
   longPollSeconds: number;
   /** Whether a push notification service is configured (spec 4.14). */
   pushServiceConfigured: boolean;
+  /** API requests allowed per user per minute (upstream: 200); 0 disables. */
+  rateLimitPerMinute: number;
+  /** Password attempts allowed per username per 30 minutes (upstream: 5); 0 disables. */
+  loginAttemptsPer30Minutes: number;
   /** Log level for the server's structured log. */
   logLevel: string;
 }
@@ -31,6 +35,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventQueueIdleSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_IDLE_SECONDS, 600),
     longPollSeconds: intFromEnv(env.PARLEY_LONG_POLL_SECONDS, 50),
     pushServiceConfigured: false,
+    rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
+    loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
     logLevel: env.LOG_LEVEL || "info",
   };
 }

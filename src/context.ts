@@ -5,6 +5,7 @@ import type { Db } from "./db/tx.js";
 import type { EventPublisher } from "./events/publisher.js";
 import type { QueueManager } from "./events/queues.js";
 import type { DialectName } from "./db/dialect.js";
+import type { RateLimiter } from "./http/rate-limit.js";
 
 export interface AppContext {
   config: Config;
@@ -13,6 +14,8 @@ export interface AppContext {
   events: EventPublisher;
   /** Event queues of registered clients (POST /register, GET /events), fed by `events`. */
   eventQueues: QueueManager;
+  /** Request and login-attempt counters. */
+  rateLimiter: RateLimiter;
   /** Current time in milliseconds; tests may replace it. */
   now: () => number;
   log?: FastifyBaseLogger;

@@ -7,6 +7,7 @@ import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest, openDb } from "./db/connect.js";
 import { InProcessEventBus } from "./events/publisher.js";
+import { RateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
@@ -19,6 +20,7 @@ export async function createContext(config: Config): Promise<AppContext> {
     dialect: dialectOf(db),
     events,
     eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
+    rateLimiter: new RateLimiter(() => ctx.now()),
     now: () => Date.now(),
   };
   return ctx;

@@ -8,6 +8,7 @@ import { ApiError } from "../errors.js";
 import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
 import { sendApiError } from "./error-handler.js";
+import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "./realm-host.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
 import { sendJson, successBody } from "./response.js";
@@ -72,6 +73,7 @@ async function dispatch(
   let req: ApiRequest;
   if (def.auth === "user" || (def.auth === "optional" && request.headers.authorization !== undefined)) {
     const { user, realm } = await authenticate(ctx, requireCredentials(request), subdomain);
+    if (!def.exemptFromRateLimit) applyUserRateLimit(ctx, reply, user.id);
     req = makeRequest(ctx, request, realm, user, pathParams);
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
@@ -81,6 +83,17 @@ async function dispatch(
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
   return sendJson(reply, 200, successBody(req, data));
+}
+
+/** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */
+function applyUserRateLimit(ctx: AppContext, reply: FastifyReply, userId: number): void {
+  const max = ctx.config.rateLimitPerMinute;
+  if (max <= 0) return;
+  const decision = ctx.rateLimiter.hit(`api:${userId}`, { seconds: 60, max });
+  reply.header("X-RateLimit-Limit", String(decision.limit));
+  reply.header("X-RateLimit-Remaining", String(decision.remaining));
+  reply.header("X-RateLimit-Reset", String(decision.reset));
+  if (decision.retryAfter > 0) throw rateLimitError(decision);
 }
 
 function makeRequest(

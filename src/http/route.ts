@@ -20,10 +20,12 @@ export interface RouteDef {
   handler: View | PublicView;
   /** The error for a host naming no realm on an unauthenticated route (default: 404 NONEXISTENT_SUBDOMAIN). */
   unknownRealmError?: () => ApiError;
+  /** Long-polls are not counted against the per-user API rate limit (as upstream). */
+  exemptFromRateLimit?: boolean;
 }
 
-export function route(method: Method, path: string, handler: View): RouteDef {
-  return { method, path, auth: "user", handler };
+export function route(method: Method, path: string, handler: View, opts: { exemptFromRateLimit?: boolean } = {}): RouteDef {
+  return { method, path, auth: "user", handler, ...opts };
 }
 
 export function publicRoute(

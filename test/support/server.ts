@@ -8,6 +8,7 @@ import { loadConfig, type Config } from "../../src/config.js";
 import type { AppContext } from "../../src/context.js";
 import { dialectOf } from "../../src/db/dialect.js";
 import { InProcessEventBus } from "../../src/events/publisher.js";
+import { RateLimiter } from "../../src/http/rate-limit.js";
 import { QueueManager } from "../../src/events/queues.js";
 import { createTestDb, type TestDb } from "./db.js";
 import { seedRealm, type SeededRealm } from "./realm.js";
@@ -30,7 +31,14 @@ export interface TestServer {
 
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const testDb: TestDb = await createTestDb();
-  const config: Config = { ...loadConfig({}), externalHost: EXTERNAL_HOST, ...overrides };
+  // Rate limits are off unless a test turns them on: suites send many requests as one user.
+  const config: Config = {
+    ...loadConfig({}),
+    externalHost: EXTERNAL_HOST,
+    rateLimitPerMinute: 0,
+    loginAttemptsPer30Minutes: 0,
+    ...overrides,
+  };
   const events = new InProcessEventBus();
   const ctx: AppContext = {
     config,
@@ -38,6 +46,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     dialect: dialectOf(testDb.db),
     events,
     eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
+    rateLimiter: new RateLimiter(() => ctx.now()),
     now: () => Date.now(),
   };
   const app = await buildApp(ctx);

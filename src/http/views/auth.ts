@@ -1,5 +1,6 @@
 /** POST /api/v1/fetch_api_key: trade an email and password for the API key. */
 import { ApiError } from "../../errors.js";
+import { rateLimitError } from "../rate-limit.js";
 import { findUserByDeliveryEmail } from "../../db/queries/users.js";
 import { verifyPassword } from "../../lib/secrets.js";
 import { isValidEmail } from "../../lib/user-validation.js";
@@ -13,6 +14,7 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   const { username, password } = parseParams(req, { username: p.str(), password: p.str() });
   const email = username.trim();
   if (!isValidEmail(email)) throw new ApiError("Enter a valid email address.");
+  limitLoginAttempts(req, email);
   const user = await findUserByDeliveryEmail(req.ctx.db, req.realm.id, email);
   // Verify even when the user is unknown, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
@@ -22,6 +24,14 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   }
   if (!user.is_active) throw new ApiError("Account is deactivated", { status: 401, code: "USER_DEACTIVATED" });
   return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
+}
+
+/** Upstream's authenticate-by-username rule: a few password attempts per 30 minutes. */
+function limitLoginAttempts(req: ApiRequest, email: string): void {
+  const max = req.ctx.config.loginAttemptsPer30Minutes;
+  if (max <= 0) return;
+  const decision = req.ctx.rateLimiter.hit(`login:${req.realm.id}:${email.toLowerCase()}`, { seconds: 1800, max });
+  if (decision.retryAfter > 0) throw rateLimitError(decision);
 }
 
 // A valid scrypt hash of a random password: makes the unknown-user path cost the same.

@@ -147,4 +147,4 @@ async function deleteQueue(req: AuthedRequest): Promise<ViewResult> {
   return {};
 }
 
-export const routes = [route("POST", "/register", register), route("GET", "/events", getEvents), route("DELETE", "/events", deleteQueue)];
+export const routes = [route("POST", "/register", register), route("GET", "/events", getEvents, { exemptFromRateLimit: true }), route("DELETE", "/events", deleteQueue)];
