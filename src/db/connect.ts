@@ -16,12 +16,14 @@ export interface DbOptions {
   /** SQLite file path, or ":memory:". */
   sqlitePath?: string;
   poolSize?: number;
+  /** Called once per executed query (tests count queries on hot paths with it). */
+  onQuery?: () => void;
 }
 
 export function openDb(opts: DbOptions): Kysely<DB> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger(opts) });
   }
   const file = opts.sqlitePath ?? ":memory:";
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -30,7 +32,12 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = NORMAL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database }), log: queryLogger(opts) });
+}
+
+function queryLogger(opts: DbOptions) {
+  const onQuery = opts.onQuery;
+  return onQuery ? () => onQuery() : undefined;
 }
 
 export async function migrateToLatest(db: Kysely<DB>): Promise<void> {

@@ -13,14 +13,21 @@ export interface TestDb {
   /** The DATABASE_URL of this database, or undefined for SQLite. */
   url: string | undefined;
   drop(): Promise<void>;
+  /** Number of queries executed so far (transaction control statements excluded). */
+  queryCount(): number;
 }
 
 export async function createTestDb(): Promise<TestDb> {
   const base = process.env.TEST_DATABASE_URL;
+  let queries = 0;
+  const onQuery = () => {
+    queries++;
+  };
+  const queryCount = () => queries;
   if (!base) {
-    const db = openDb({ sqlitePath: ":memory:" });
+    const db = openDb({ sqlitePath: ":memory:", onQuery });
     await migrateToLatest(db);
-    return { db, url: undefined, drop: () => db.destroy() };
+    return { db, url: undefined, drop: () => db.destroy(), queryCount };
   }
   const name = `parley_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: base });
@@ -29,7 +36,7 @@ export async function createTestDb(): Promise<TestDb> {
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const db = openDb({ databaseUrl: url.toString(), poolSize: 5 });
+  const db = openDb({ databaseUrl: url.toString(), poolSize: 5, onQuery });
   await migrateToLatest(db);
   return {
     db,
@@ -41,5 +48,6 @@ export async function createTestDb(): Promise<TestDb> {
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
+    queryCount,
   };
 }

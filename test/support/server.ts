@@ -26,6 +26,8 @@ export interface TestServer {
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
   api: ApiClient;
+  /** Runs fn and returns how many database queries it executed. */
+  countQueries(fn: () => Promise<unknown>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,11 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     realm,
     other,
     api,
+    countQueries: async (fn) => {
+      const before = testDb.queryCount();
+      await fn();
+      return testDb.queryCount() - before;
+    },
     close: async () => {
       await app.close();
       await testDb.drop();

@@ -1,0 +1,50 @@
+/**
+ * Hot paths issue a constant number of queries, whatever the size of the data: each
+ * endpoint is measured at two sizes and the counts must be equal (no per-row queries).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doCreateUser } from "../../src/actions/users-create.js";
+import { Role } from "../../src/lib/roles.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { expectSuccess } from "../support/client.js";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+async function addUsers(n: number, prefix: string) {
+  for (let i = 0; i < n; i++) {
+    await doCreateUser(s.ctx, s.realm.realm, { email: `${prefix}${i}@example.com`, fullName: `Load ${prefix}${i}`, password: null, role: Role.MEMBER });
+  }
+}
+
+describe("query counts on hot paths", () => {
+  it("GET /users does not grow with the number of users", async () => {
+    const get = () => s.api.get(s.realm.member, "/users", { include_custom_profile_fields: true }).then(expectSuccess);
+    const small = await s.countQueries(get);
+    await addUsers(30, "qc-users-");
+    const large = await s.countQueries(get);
+    expect(large).toBe(small);
+  });
+
+  it("GET /users/me and GET /server_settings stay within a few queries", async () => {
+    const me = await s.countQueries(() => s.api.get(s.realm.member, "/users/me").then(expectSuccess));
+    // auth (user, realm) + profile fields and values + max_message_id
+    expect(me).toBeLessThanOrEqual(5);
+    const settings = await s.countQueries(() => s.api.get(null, "/server_settings").then(expectSuccess));
+    expect(settings).toBeLessThanOrEqual(2);
+  });
+
+  it("POST /register does not grow with users and channels", async () => {
+    const register = () => s.api.post(s.realm.member, "/register", { include_subscribers: true }).then(expectSuccess);
+    const small = await s.countQueries(register);
+    await addUsers(20, "qc-register-");
+    for (let i = 0; i < 5; i++) {
+      expectSuccess(await s.api.post(s.realm.member, "/users/me/subscriptions", { subscriptions: [{ name: `qc channel ${i}` }] }));
+    }
+    const large = await s.countQueries(register);
+    expect(large).toBe(small);
+  });
+});
