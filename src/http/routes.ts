@@ -3,7 +3,31 @@
  */
 import type { RouteDef } from "./route.js";
 import { routes as authRoutes } from "./views/auth.js";
+import { routes as channelRoutes } from "./views/channels.js";
+import { routes as linkifierRoutes } from "./views/linkifiers.js";
+import { routes as subscriptionRoutes } from "./views/subscriptions.js";
+import { routes as userRoutes } from "./views/users.js";
+import { routes as customProfileFieldRoutes } from "./views/custom-profile-fields.js";
+import { routes as serverSettingsRoutes } from "./views/server-settings.js";
+import { routes as messageRoutes } from "./views/messages.js";
+import { routes as messageFlagRoutes } from "./views/message-flags.js";
+import { routes as messageEditRoutes } from "./views/message-edits.js";
+import { routes as eventRoutes } from "./views/events.js";
+import { routes as presenceRoutes } from "./views/presence.js";
+import { routes as typingRoutes } from "./views/typing.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
+  ...channelRoutes,
+  ...linkifierRoutes,
+  ...subscriptionRoutes,
+  ...userRoutes,
+  ...customProfileFieldRoutes,
+  ...serverSettingsRoutes,
+  ...messageRoutes,
+  ...messageFlagRoutes,
+  ...messageEditRoutes,
+  ...eventRoutes,
+  ...presenceRoutes,
+  ...typingRoutes,
 ];

@@ -1,0 +1,256 @@
+/**
+ * Sending messages (upstream check_message + do_send_messages): validation in
+ * upstream's order, one INSERT for the message, one batched INSERT for the per-user
+ * rows with their flags, and `message` events after commit.
+ */
+import type { AppContext } from "../context.js";
+import { nowSeconds } from "../context.js";
+import { ApiError } from "../errors.js";
+import type { Channel, Realm, User } from "../db/schema.js";
+import { withTransaction, type Queryable } from "../db/tx.js";
+import { sendEventOnCommit } from "../events/send.js";
+import { subscriberIdsByChannel, subscribedChannelIds } from "../db/queries/subscriptions.js";
+import {
+  alertWordsOfUsers,
+  groupMemberIdsRecursive,
+  insertMessage,
+  insertUserMessages,
+  setFirstMessageIdIfNull,
+  mentionSettingsOfGroups,
+  topicParticipantIds,
+  usersByIds,
+} from "../db/queries/messages.js";
+import { groupIdsContainingUser, systemGroupIds } from "../db/queries/user-groups.js";
+import { realmHost, realmUrl } from "../http/realm-host.js";
+import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
+import { normalizeContent } from "../lib/message-content.js";
+import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";
+import { renderMessageContent, type RenderedContent } from "../lib/message-render.js";
+import { buildMessageRecords } from "../lib/message-records.js";
+import { usesClientHashAvatar } from "../api-records/message.js";
+import { truncateTopic } from "../lib/topics.js";
+import { isGuest } from "../lib/roles.js";
+
+export type SendTarget = { kind: "channel"; channel: ChannelIndicator; topic: string } | { kind: "direct"; recipients: User[] };
+
+export interface SendMessageInput {
+  target: SendTarget;
+  content: string;
+  clientName: string;
+  readBySender?: boolean;
+  localId?: string;
+  queueId?: string;
+}
+
+/** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
+export async function userInGroup(db: Queryable, user: User, groupId: number | null): Promise<boolean> {
+  if (groupId === null) return true;
+  return (await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId);
+}
+
+/** The channel's can_send_message_group (a bot may post where its owner may). */
+export async function checkCanSendMessageGroup(db: Queryable, sender: User, channel: Channel): Promise<void> {
+  if (await userInGroup(db, sender, channel.can_send_message_group_id)) return;
+  const owner = sender.is_bot && sender.bot_owner_id !== null ? (await usersByIds(db, sender.realm_id, [sender.bot_owner_id]))[0] : undefined;
+  if (!owner || !(await userInGroup(db, owner, channel.can_send_message_group_id))) {
+    throw new ApiError("You do not have permission to post in this channel.");
+  }
+}
+
+/** Upstream access_stream_for_send_message. */
+async function checkCanSendToChannel(db: Queryable, sender: User, channel: Channel): Promise<void> {
+  const owner = sender.is_bot && sender.bot_owner_id !== null ? sender.bot_owner_id : null;
+  await checkCanSendMessageGroup(db, sender, channel);
+  const notAuthorized = () => new ApiError(`Not authorized to send to channel '${channel.name}'`);
+  if (channel.deactivated) throw notAuthorized();
+  if (channel.is_web_public) return;
+  // Public channels: anyone but guests, who must be subscribed.
+  if (!channel.invite_only && !isGuest(sender)) return;
+  if ((await subscribedChannelIds(db, sender.realm_id, sender.id)).has(channel.id)) return;
+  if (owner !== null && (await subscribedChannelIds(db, sender.realm_id, owner)).has(channel.id)) return;
+  throw notAuthorized();
+}
+
+/** Upstream check_can_send_direct_message (the direct-message permission group). */
+async function checkCanSendDirect(db: Queryable, realm: Realm, sender: User, recipients: readonly User[]): Promise<void> {
+  if (sender.is_bot) return;
+  if (recipients.every((u) => u.is_bot || u.id === sender.id)) return;
+  const groupId = realm.direct_message_permission_group_id;
+  if (groupId === null) return;
+  const system = await systemGroupIds(db, realm.id);
+  if (groupId === system.get("role:everyone")) return;
+  for (const u of [...recipients, sender]) if (await userInGroup(db, u, groupId)) return;
+  if (groupId === system.get("role:nobody")) throw new ApiError("You are not allowed to send direct messages in this organization.");
+  throw new ApiError("This conversation does not include any users who can authorize it.");
+}
+
+/** Channels and topics with more people than this need permission for wildcard mentions. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/**
+ * Upstream's mention permissions: wildcard mentions in big channels (or topics with many
+ * participants) need can_mention_many_users_group; group mentions need the group's
+ * can_mention_group. `sender` is the message's sender, `actor` who is sending or editing.
+ */
+export async function checkMentionsAllowed(
+  db: Queryable,
+  realm: Realm,
+  sender: User,
+  actor: User,
+  rendered: RenderedContent,
+  channel: Channel | null,
+  topic: string,
+): Promise<void> {
+  if (channel && rendered.streamWildcardMentioned) {
+    const subscribers = (await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? [];
+    if (subscribers.length > WILDCARD_MENTION_THRESHOLD && !(await userInGroup(db, sender, realm.can_mention_many_users_group_id))) {
+      throw new ApiError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
+    }
+  }
+  if (channel && rendered.topicWildcardMentioned && channel.recipient_id !== null) {
+    const participants = new Set([...(await topicParticipantIds(db, realm.id, channel.recipient_id, topic)), sender.id]);
+    if (participants.size > WILDCARD_MENTION_THRESHOLD && !(await userInGroup(db, sender, realm.can_mention_many_users_group_id))) {
+      throw new ApiError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
+    }
+  }
+  if (rendered.mentionedGroupIds.size > 0) {
+    const groups = await mentionSettingsOfGroups(db, realm.id, [...rendered.mentionedGroupIds]);
+    for (const g of groups) {
+      if (!(await userInGroup(db, actor, g.can_mention_group_id))) {
+        throw new ApiError(`You are not allowed to mention user group '${g.name ?? ""}'.`);
+      }
+    }
+  }
+}
+
+/** Flag bits of each recipient from the rendering (mentions, wildcards, alert words). */
+export async function computeFlags(
+  db: Queryable,
+  realm: Realm,
+  content: string,
+  rendered: RenderedContent,
+  recipientIds: readonly number[],
+  sender: User,
+  opts: { isDirect: boolean; readBySender: boolean; topicParticipants: Set<number> },
+): Promise<Map<number, number>> {
+  const mentioned = new Set(rendered.mentionedUserIds);
+  if (rendered.mentionedGroupIds.size > 0) {
+    for (const members of (await groupMemberIdsRecursive(db, realm.id, [...rendered.mentionedGroupIds])).values()) {
+      for (const id of members) mentioned.add(id);
+    }
+  }
+  const words = await alertWordsOfUsers(db, realm.id, recipientIds);
+  const lowered = content.toLowerCase();
+  const alerted = new Set(
+    words
+      .filter((w) => w.user_id !== sender.id && new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(w.word.toLowerCase())}($|[^\\p{L}\\p{N}_])`, "u").test(lowered))
+      .map((w) => w.user_id),
+  );
+  const out = new Map<number, number>();
+  for (const id of recipientIds) {
+    let bits = 0;
+    if (id === sender.id && opts.readBySender) bits |= FLAG_BITS.read;
+    if (mentioned.has(id)) bits |= FLAG_BITS.mentioned;
+    if (rendered.streamWildcardMentioned) bits |= FLAG_BITS.stream_wildcard_mentioned;
+    if (rendered.topicWildcardMentioned && opts.topicParticipants.has(id)) bits |= FLAG_BITS.topic_wildcard_mentioned;
+    if (alerted.has(id)) bits |= FLAG_BITS.has_alert_word;
+    if (opts.isDirect) bits |= FLAG_BITS.is_private;
+    out.set(id, bits);
+  }
+  return out;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Validates and sends a message; returns its id. */
+export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
+  const db = ctx.db;
+  const content = normalizeContent(input.content, realm.max_message_length);
+  let channel: Channel | null = null;
+  let topic = "";
+  let recipientId: number | null = null;
+  let recipientIds: number[];
+  const host = realmHost(realm.string_id, ctx.config.externalHost);
+  if (input.target.kind === "channel") {
+    topic = truncateTopic(input.target.topic, realm.max_topic_length);
+    channel = await resolveChannel(db, realm.id, input.target.channel);
+    await checkCanSendToChannel(db, sender, channel);
+    if (realm.mandatory_topics && topic === "") throw new ApiError("Topics are required in this organization");
+    recipientId = channel.recipient_id;
+    // Active subscribers only, as upstream: a sender posting to a public channel they are
+    // not subscribed to gets no per-user row (they read it as a historical message).
+    recipientIds = (await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? [];
+  } else {
+    checkRecipientsActive(input.target.recipients, host);
+    await checkCanSendDirect(db, realm, sender, input.target.recipients);
+    recipientIds = [];
+  }
+  const rendered = await renderMessageContent(db, realm, realmUrl(realm.string_id, ctx.config.externalHost), content);
+  await checkMentionsAllowed(db, realm, sender, sender, rendered, channel, topic);
+  const readBySender = input.readBySender ?? true;
+  const now = nowSeconds(ctx);
+
+  const messageId = await withTransaction(db, async (tx) => {
+    if (input.target.kind === "direct") {
+      const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
+      recipientId = dm.recipientId;
+      recipientIds = dm.participantIds;
+    }
+    const participants =
+      channel && rendered.topicWildcardMentioned ? new Set([...(await topicParticipantIds(tx, realm.id, recipientId!, topic)), sender.id]) : new Set<number>();
+    const flagsByUser = await computeFlags(tx, realm, content, rendered, recipientIds, sender, {
+      isDirect: channel === null,
+      readBySender,
+      topicParticipants: participants,
+    });
+    const messageId = await insertMessage(tx, {
+      realm_id: realm.id,
+      sender_id: sender.id,
+      recipient_id: recipientId!,
+      channel_id: channel?.id ?? null,
+      topic,
+      content,
+      rendered_content: rendered.html,
+      date_sent: now,
+      sending_client: input.clientName,
+      is_me_message: rendered.isMeMessage ? 1 : 0,
+      has_image: rendered.hasImage ? 1 : 0,
+      has_link: rendered.hasLink ? 1 : 0,
+    });
+    await insertUserMessages(
+      tx,
+      [...flagsByUser].map(([user_id, flags]) => ({ realm_id: realm.id, user_id, message_id: messageId, flags })),
+    );
+    if (channel && channel.first_message_id === null) await setFirstMessageIdIfNull(tx, realm.id, channel.id, messageId);
+
+    const message = await tx.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirstOrThrow();
+    const [wire] = await buildMessageRecords(tx, realm, host, [{ message, flags: null }], {
+      applyMarkdown: true,
+      clientHashavatar: false,
+      allowEmptyTopicName: true,
+      withFlags: false,
+    });
+    // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
+    // grouped by their flags so each user gets their own flags.
+    const byFlags = new Map<string, number[]>();
+    for (const [userId, bits] of flagsByUser) {
+      const key = flagsToList(bits).join(",");
+      const list = byFlags.get(key);
+      if (list) list.push(userId);
+      else byFlags.set(key, [userId]);
+    }
+    for (const [key, userIds] of byFlags) {
+      const internal: Record<string, unknown> = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
+      if (userIds.includes(sender.id) && input.localId !== undefined) {
+        internal.local_message_id = input.localId;
+        internal.sender_queue_id = input.queueId ?? null;
+        internal.sender_id = sender.id;
+      }
+      sendEventOnCommit(tx, ctx, realm.id, { type: "message", message: wire, flags: key === "" ? [] : key.split(","), internal_data: internal }, userIds);
+    }
+    return messageId;
+  });
+  return messageId;
+}

@@ -1,0 +1,349 @@
+/** Message rows and their per-user rows, recipients and direct-message groups. Realm-scoped. */
+import type { Insertable, Selectable } from "kysely";
+import { sql } from "kysely";
+import type { Message, MessageTable, Recipient, User } from "../schema.js";
+import type { Queryable } from "../tx.js";
+import { lower } from "../dialect.js";
+
+export const RECIPIENT_PERSONAL = 1;
+export const RECIPIENT_CHANNEL = 2;
+export const RECIPIENT_DM_GROUP = 3;
+
+export async function insertMessage(db: Queryable, row: Insertable<MessageTable>): Promise<number> {
+  const { id } = await db.insertInto("messages").values(row).returning("id").executeTakeFirstOrThrow();
+  return id;
+}
+
+/** One INSERT for all the per-user rows of a message. */
+export async function insertUserMessages(
+  db: Queryable,
+  rows: ReadonlyArray<{ realm_id: number; user_id: number; message_id: number; flags: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto("user_messages").values([...rows]).execute();
+}
+
+export async function findMessageById(db: Queryable, realmId: number, id: number): Promise<Message | undefined> {
+  return db.selectFrom("messages").selectAll().where("realm_id", "=", realmId).where("id", "=", id).executeTakeFirst();
+}
+
+export async function findMessagesByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<Message[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("messages").selectAll().where("realm_id", "=", realmId).where("id", "in", [...ids]).orderBy("id").execute();
+}
+
+/** The user's flags per message id, for the messages they have a row for. */
+export async function userMessageFlags(db: Queryable, userId: number, messageIds: readonly number[]): Promise<Map<number, number>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("user_messages")
+    .select(["message_id", "flags"])
+    .where("user_id", "=", userId)
+    .where("message_id", "in", [...messageIds])
+    .execute();
+  return new Map(rows.map((r) => [r.message_id, r.flags]));
+}
+
+/** Users who have a per-user row for the message(s). */
+export async function userIdsWithRows(db: Queryable, messageIds: readonly number[]): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db.selectFrom("user_messages").select("user_id").distinct().where("message_id", "in", [...messageIds]).execute();
+  return rows.map((r) => r.user_id);
+}
+
+export async function usersByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<User[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("users").selectAll().where("realm_id", "=", realmId).where("id", "in", [...new Set(ids)]).execute();
+}
+
+/** Users by real email (case-insensitive). */
+export async function usersByEmails(db: Queryable, realmId: number, emails: readonly string[]): Promise<User[]> {
+  if (emails.length === 0) return [];
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("realm_id", "=", realmId)
+    .where(
+      lower("delivery_email"),
+      "in",
+      emails.map((e) => e.toLowerCase()),
+    )
+    .execute();
+}
+
+/** Active users whose full name matches one of the names (case-insensitive). */
+export async function activeUsersByFullNames(db: Queryable, realmId: number, names: readonly string[]): Promise<User[]> {
+  if (names.length === 0) return [];
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("realm_id", "=", realmId)
+    .where("is_active", "=", 1)
+    .where(
+      lower("full_name"),
+      "in",
+      names.map((n) => n.toLowerCase()),
+    )
+    .execute();
+}
+
+export async function recipientsByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<Recipient[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("recipients").selectAll().where("realm_id", "=", realmId).where("id", "in", [...new Set(ids)]).execute();
+}
+
+/** Gets or creates a recipient row (personal or DM group); safe under concurrent creation. */
+export async function ensureRecipient(db: Queryable, realmId: number, type: number, typeId: number): Promise<number> {
+  await db
+    .insertInto("recipients")
+    .values({ realm_id: realmId, type, type_id: typeId })
+    .onConflict((oc) => oc.columns(["type", "type_id"]).doNothing())
+    .execute();
+  const row = await db.selectFrom("recipients").select("id").where("type", "=", type).where("type_id", "=", typeId).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Personal recipients of users (type 1), by user id, for those that have one. */
+export async function personalRecipientIds(db: Queryable, realmId: number, userIds: readonly number[]): Promise<Map<number, number>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("recipients")
+    .select(["id", "type_id"])
+    .where("realm_id", "=", realmId)
+    .where("type", "=", RECIPIENT_PERSONAL)
+    .where("type_id", "in", [...userIds])
+    .execute();
+  return new Map(rows.map((r) => [r.type_id, r.id]));
+}
+
+/** Gets or creates the direct-message group of exactly these users; returns its recipient id. */
+export async function ensureDmGroupRecipient(db: Queryable, realmId: number, userIds: readonly number[]): Promise<number> {
+  const sorted = [...new Set(userIds)].sort((a, b) => a - b);
+  const key = sorted.join(",");
+  await db
+    .insertInto("direct_message_groups")
+    .values({ realm_id: realmId, member_key: key, group_size: sorted.length })
+    .onConflict((oc) => oc.columns(["realm_id", "member_key"]).doNothing())
+    .execute();
+  const group = await db
+    .selectFrom("direct_message_groups")
+    .select(["id", "recipient_id"])
+    .where("realm_id", "=", realmId)
+    .where("member_key", "=", key)
+    .executeTakeFirstOrThrow();
+  if (group.recipient_id !== null) return group.recipient_id;
+  const recipientId = await ensureRecipient(db, realmId, RECIPIENT_DM_GROUP, group.id);
+  await db.updateTable("direct_message_groups").set({ recipient_id: recipientId }).where("id", "=", group.id).execute();
+  return recipientId;
+}
+
+/** The DM-group recipient of exactly these users, if it exists (no creation). */
+export async function findDmGroupRecipient(db: Queryable, realmId: number, userIds: readonly number[]): Promise<number | null> {
+  const key = [...new Set(userIds)].sort((a, b) => a - b).join(",");
+  const row = await db
+    .selectFrom("direct_message_groups")
+    .select("recipient_id")
+    .where("realm_id", "=", realmId)
+    .where("member_key", "=", key)
+    .executeTakeFirst();
+  return row?.recipient_id ?? null;
+}
+
+/** Member ids of DM groups by group id (from member_key). */
+export async function dmGroupMembers(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, number[]>> {
+  if (groupIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("direct_message_groups")
+    .select(["id", "member_key"])
+    .where("realm_id", "=", realmId)
+    .where("id", "in", [...new Set(groupIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.member_key.split(",").map(Number)]));
+}
+
+export type ReactionRow = Selectable<import("../schema.js").ReactionTable>;
+export type SubmessageRow = Selectable<import("../schema.js").SubmessageTable>;
+export type MessageEditRow = Selectable<import("../schema.js").MessageEditTable>;
+
+export async function reactionsForMessages(db: Queryable, realmId: number, ids: readonly number[]): Promise<ReactionRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("reactions").selectAll().where("realm_id", "=", realmId).where("message_id", "in", [...ids]).orderBy("id").execute();
+}
+
+export async function submessagesForMessages(db: Queryable, realmId: number, ids: readonly number[]): Promise<SubmessageRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("submessages").selectAll().where("realm_id", "=", realmId).where("message_id", "in", [...ids]).orderBy("id").execute();
+}
+
+/** Edit rows of the messages, oldest first. */
+export async function editsForMessages(db: Queryable, realmId: number, ids: readonly number[]): Promise<MessageEditRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom("message_edits").selectAll().where("realm_id", "=", realmId).where("message_id", "in", [...ids]).orderBy("id").execute();
+}
+
+/** Users who sent a message in the channel topic (topic wildcard mentions reach them). */
+export async function topicParticipantIds(db: Queryable, realmId: number, recipientId: number, topic: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom("messages")
+    .select("sender_id")
+    .distinct()
+    .where("realm_id", "=", realmId)
+    .where("recipient_id", "=", recipientId)
+    .where(lower("topic"), "=", topic.toLowerCase())
+    .execute();
+  return rows.map((r) => r.sender_id);
+}
+
+/** Alert words of these users. */
+export async function alertWordsOfUsers(db: Queryable, realmId: number, userIds: readonly number[]): Promise<Array<{ user_id: number; word: string }>> {
+  if (userIds.length === 0) return [];
+  return db.selectFrom("alert_words").select(["user_id", "word"]).where("realm_id", "=", realmId).where("user_id", "in", [...userIds]).execute();
+}
+
+/** Sets the channel's first_message_id when it has none yet. */
+export async function setFirstMessageIdIfNull(db: Queryable, realmId: number, channelId: number, messageId: number): Promise<void> {
+  await db
+    .updateTable("channels")
+    .set({ first_message_id: messageId })
+    .where("realm_id", "=", realmId)
+    .where("id", "=", channelId)
+    .where("first_message_id", "is", null)
+    .execute();
+}
+
+/** Lowest message id in a channel (after deletions). */
+export async function oldestMessageIdInChannel(db: Queryable, realmId: number, channelId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("messages")
+    .select(sql<number | null>`min(id)`.as("min_id"))
+    .where("realm_id", "=", realmId)
+    .where("channel_id", "=", channelId)
+    .executeTakeFirst();
+  return row?.min_id ?? null;
+}
+
+/** Active member ids of the groups, including members of their subgroups (recursively). */
+export async function groupMemberIdsRecursive(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {
+  const out = new Map<number, Set<number>>();
+  if (groupIds.length === 0) return out;
+  const edges = await db.selectFrom("user_group_subgroups").select(["supergroup_id", "subgroup_id"]).where("realm_id", "=", realmId).execute();
+  const closure = new Map<number, Set<number>>();
+  for (const g of groupIds) {
+    const seen = new Set<number>([g]);
+    let frontier = [g];
+    while (frontier.length > 0) {
+      const next: number[] = [];
+      for (const e of edges) {
+        if (frontier.includes(e.supergroup_id) && !seen.has(e.subgroup_id)) {
+          seen.add(e.subgroup_id);
+          next.push(e.subgroup_id);
+        }
+      }
+      frontier = next;
+    }
+    closure.set(g, seen);
+  }
+  const all = [...new Set([...closure.values()].flatMap((s) => [...s]))];
+  const members = await db
+    .selectFrom("user_group_members")
+    .innerJoin("users", "users.id", "user_group_members.user_id")
+    .select(["user_group_members.group_id", "user_group_members.user_id"])
+    .where("user_group_members.realm_id", "=", realmId)
+    .where("user_group_members.group_id", "in", all)
+    .where("users.is_active", "=", 1)
+    .execute();
+  for (const [g, sub] of closure) out.set(g, new Set(members.filter((m) => sub.has(m.group_id)).map((m) => m.user_id)));
+  return out;
+}
+
+/** Largest id an integer column can hold; anchors beyond it are clamped in queries. */
+const MAX_INT_ID = 2147483647;
+
+export interface NarrowQuery {
+  realmId: number;
+  userId: number;
+  /** Include messages without a per-user row (left join) instead of only received ones. */
+  includeHistory: boolean;
+  conditions: ReadonlyArray<import("kysely").Expression<import("kysely").SqlBool>>;
+}
+
+/** Message ids (with the user's flags, null without a row) matching a narrow, in one query. */
+export async function narrowRows(
+  db: Queryable,
+  q: NarrowQuery,
+  range: { op: "<=" | ">=" | "="; anchor: number; order: "asc" | "desc"; limit: number },
+): Promise<Array<{ id: number; flags: number | null }>> {
+  if (range.limit <= 0) return [];
+  const anchor = Math.min(Math.max(range.anchor, -1), MAX_INT_ID);
+  let query = q.includeHistory
+    ? db
+        .selectFrom("messages as m")
+        .leftJoin("user_messages as um", (j) => j.onRef("um.message_id", "=", "m.id").on("um.user_id", "=", q.userId))
+        .select(["m.id as id", "um.flags as flags"])
+        .where("m.realm_id", "=", q.realmId)
+    : db
+        .selectFrom("user_messages as um")
+        .innerJoin("messages as m", "m.id", "um.message_id")
+        .select(["m.id as id", "um.flags as flags"])
+        .where("um.user_id", "=", q.userId)
+        .where("m.realm_id", "=", q.realmId);
+  for (const c of q.conditions) query = query.where(c);
+  const rows = await query.where("m.id", range.op, anchor).orderBy("m.id", range.order).limit(range.limit).execute();
+  return rows.map((r) => ({ id: r.id, flags: r.flags ?? null }));
+}
+
+/** The realm's linkifiers in their order. */
+export async function linkifiersOfRealm(db: Queryable, realmId: number): Promise<Array<{ id: number; pattern: string; url_template: string }>> {
+  return db.selectFrom("linkifiers").select(["id", "pattern", "url_template"]).where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
+}
+
+/** Named, active user groups with one of these names (case-insensitive). */
+export async function namedGroupsByNames(db: Queryable, realmId: number, names: readonly string[]): Promise<Array<{ id: number; name: string | null }>> {
+  if (names.length === 0) return [];
+  return db
+    .selectFrom("user_groups")
+    .select(["id", "name"])
+    .where("realm_id", "=", realmId)
+    .where("deactivated", "=", 0)
+    .where("name", "is not", null)
+    .where(
+      lower("name"),
+      "in",
+      names.map((n) => n.toLowerCase()),
+    )
+    .execute();
+}
+
+/** Name and can_mention_group of groups, by id order. */
+export async function mentionSettingsOfGroups(
+  db: Queryable,
+  realmId: number,
+  ids: readonly number[],
+): Promise<Array<{ id: number; name: string | null; can_mention_group_id: number | null }>> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("user_groups")
+    .select(["id", "name", "can_mention_group_id"])
+    .where("realm_id", "=", realmId)
+    .where("id", "in", [...ids])
+    .orderBy("id")
+    .execute();
+}
+
+/** Recipient ids of the realm's live web-public channels. */
+export async function webPublicRecipientIds(db: Queryable, realmId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("channels")
+    .select("recipient_id")
+    .where("realm_id", "=", realmId)
+    .where("is_web_public", "=", 1)
+    .where("deactivated", "=", 0)
+    .execute();
+  return rows.map((r) => r.recipient_id).filter((r): r is number => r !== null);
+}
+
+/** Recipient ids of the realm's public (not invite-only) channels. */
+export async function publicRecipientIds(db: Queryable, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom("channels").select("recipient_id").where("realm_id", "=", realmId).where("invite_only", "=", 0).execute();
+  return rows.map((r) => r.recipient_id).filter((r): r is number => r !== null);
+}

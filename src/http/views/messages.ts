@@ -1,0 +1,125 @@
+/** Sending and fetching messages. */
+import { ApiError } from "../../errors.js";
+import { doSendMessage, type SendTarget } from "../../actions/messages.js";
+import { parseChannelIndicator, parseUserIndicators, resolveUsers } from "../../lib/addressee.js";
+import { accessMessage, accessWebPublicMessage, loadMessages, notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
+import { FLAG_BITS } from "../../lib/message-flags.js";
+import { buildMessageRecords } from "../../lib/message-records.js";
+import { isSpectatorCompatible, parseNarrow, resolveNarrow } from "../../lib/narrow.js";
+import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
+import { normalizeTopicInput } from "../../lib/topics.js";
+import { realmHost } from "../realm-host.js";
+import { p } from "../params/kinds.js";
+import { paramMessages } from "../params/messages.js";
+import { parseParams, pathInt } from "../params/parse.js";
+import type { ApiRequest, AuthedRequest, ViewResult } from "../request.js";
+import { publicRoute, route } from "../route.js";
+
+const hostOf = (req: ApiRequest) => realmHost(req.realm.string_id, req.ctx.config.externalHost);
+
+/** POST /api/v1/messages */
+async function sendMessage(req: AuthedRequest): Promise<ViewResult> {
+  const params = parseParams(req, {
+    type: p.str({ oneOf: ["direct", "private", "stream", "channel"] }),
+    to: p.str().optional(),
+    topic: p.str().alias("subject").optional(),
+    content: p.str(),
+    local_id: p.str().optional(),
+    queue_id: p.str().optional(),
+    read_by_sender: p.bool().optional(),
+  });
+  let target: SendTarget;
+  if (params.type === "stream" || params.type === "channel") {
+    if (params.to === undefined) throw new ApiError("Missing stream");
+    const channel = parseChannelIndicator(params.to);
+    if (params.topic === undefined) throw new ApiError("Missing topic");
+    target = { kind: "channel", channel, topic: normalizeTopicInput(params.topic, req.realm) };
+  } else {
+    const indicators = params.to === undefined ? { ids: [] } : parseUserIndicators(params.to);
+    target = { kind: "direct", recipients: await resolveUsers(req.ctx.db, req.realm, hostOf(req), indicators) };
+  }
+  const id = await doSendMessage(req.ctx, req.realm, req.user, {
+    target,
+    content: params.content,
+    clientName: req.clientName,
+    readBySender: params.read_by_sender,
+    localId: params.local_id,
+    queueId: params.queue_id,
+  });
+  return { id };
+}
+
+/** GET /api/v1/messages/{message_id} (spectators: web-public channels only) */
+async function getMessage(req: ApiRequest): Promise<ViewResult> {
+  const messageId = pathInt(req, "message_id");
+  const params = parseParams(req, {
+    apply_markdown: p.bool().default(true),
+    allow_empty_topic_name: p.bool().default(false),
+  });
+  // Spectators have no unread messages: their flags are just "read".
+  const accessed =
+    req.user === null ? { ...(await accessWebPublicMessage(req.ctx.db, req.realm, messageId)), flags: FLAG_BITS.read } : await accessMessage(req.ctx.db, req.user, messageId);
+  const [message] = await buildMessageRecords(req.ctx.db, req.realm, hostOf(req), [accessed], {
+    applyMarkdown: params.apply_markdown,
+    // Upstream always answers this endpoint as for a client that computes hash-based avatars.
+    clientHashavatar: true,
+    allowEmptyTopicName: params.allow_empty_topic_name,
+    withFlags: true,
+  });
+  return { raw_content: accessed.message.content, message };
+}
+
+/** GET /api/v1/messages (spectators: web-public channels only) */
+async function getMessages(req: ApiRequest): Promise<ViewResult> {
+  const params = parseParams(req, {
+    anchor: p.str().optional(),
+    include_anchor: p.bool().default(true),
+    num_before: p.int({ min: 0 }).default(0),
+    num_after: p.int({ min: 0 }).default(0),
+    narrow: p.str().optional(),
+    use_first_unread_anchor: p.bool().default(false),
+    client_hashavatar: p.bool().default(true),
+    apply_markdown: p.bool().default(true),
+    allow_empty_topic_name: p.bool().default(false),
+  });
+  const anchor = parseAnchor(params.anchor, params.use_first_unread_anchor);
+  const terms = params.narrow === undefined ? [] : parseNarrow(params.narrow, () => new ApiError(paramMessages.badValue("narrow", params.narrow!)));
+  if (params.num_before + params.num_after > MAX_MESSAGES_PER_FETCH) {
+    throw new ApiError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  }
+  const { db } = req.ctx;
+  if (req.user === null && (!spectatorsAllowed(req.realm) || !isSpectatorCompatible(terms))) throw notLoggedIn();
+  const narrow = await resolveNarrow(db, req.user, req.realm, hostOf(req), terms);
+  const window = await fetchWindow(
+    db,
+    { realmId: req.realm.id, userId: req.user?.id ?? -1, includeHistory: narrow.includeHistory, conditions: narrow.conditions },
+    { anchor, numBefore: params.num_before, numAfter: params.num_after, includeAnchor: params.include_anchor },
+  );
+  const byId = new Map((await loadMessages(db, req.realm.id, window.rows.map((r) => r.id))).map((m) => [m.id, m]));
+  const messages = await buildMessageRecords(
+    db,
+    req.realm,
+    hostOf(req),
+    window.rows.filter((r) => byId.has(r.id)).map((r) => ({ message: byId.get(r.id)!, flags: req.user === null ? FLAG_BITS.read : r.flags })),
+    {
+      applyMarkdown: params.apply_markdown,
+      clientHashavatar: params.client_hashavatar,
+      allowEmptyTopicName: params.allow_empty_topic_name,
+      withFlags: true,
+    },
+  );
+  return {
+    messages,
+    anchor: window.anchor,
+    found_anchor: window.found_anchor,
+    found_oldest: window.found_oldest,
+    found_newest: window.found_newest,
+    history_limited: false,
+  };
+}
+
+export const routes = [
+  route("POST", "/messages", sendMessage),
+  publicRoute("GET", "/messages", getMessages, "optional"),
+  publicRoute("GET", "/messages/{message_id:int}", getMessage, "optional"),
+];

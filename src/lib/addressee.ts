@@ -1,0 +1,122 @@
+/**
+ * Who a message goes to: parsing the `to` parameter (channel by id or name; users by
+ * ids or emails) and resolving it to a channel or a set of active users, as upstream's
+ * addressee and recipient code does, with its messages.
+ */
+import { ApiError } from "../errors.js";
+import type { Channel, Realm, User } from "../db/schema.js";
+import type { Queryable } from "../db/tx.js";
+import { findChannelById, findChannelByName } from "../db/queries/channels.js";
+import { ensureDmGroupRecipient, ensureRecipient, RECIPIENT_PERSONAL, usersByEmails, usersByIds } from "../db/queries/messages.js";
+import { apiEmail } from "./users.js";
+
+
+export type ChannelIndicator = { id: number } | { name: string };
+export type UserIndicators = { ids: number[] } | { emails: string[] };
+
+/** `to` for a channel message: an id, a name, or a one-element JSON list of either. */
+export function parseChannelIndicator(raw: string): ChannelIndicator {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { name: raw };
+  }
+  if (Array.isArray(data)) {
+    if (data.length > 1) throw new ApiError("Cannot send to multiple streams");
+    data = data[0];
+  }
+  if (typeof data === "number" && Number.isSafeInteger(data)) return { id: data };
+  if (typeof data === "string") return { name: data };
+  throw new ApiError("Invalid data type for stream");
+}
+
+/** `to` for a direct message: a JSON list of ids or of emails, or a comma-separated email string. */
+export function parseUserIndicators(raw: string): UserIndicators {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    data = raw;
+  }
+  if (typeof data === "string") data = data.split(",");
+  if (!Array.isArray(data)) throw new ApiError("Invalid data type for recipients");
+  if (data.length === 0) return { ids: [] };
+  const mixed = () => new ApiError("Recipient lists may contain emails or user IDs, but not both.");
+  if (typeof data[0] === "string") {
+    if (data.some((e) => typeof e !== "string")) throw mixed();
+    return { emails: [...new Set((data as string[]).map((e) => e.trim()))].filter((e) => e !== "") };
+  }
+  if (typeof data[0] !== "number" || !Number.isSafeInteger(data[0])) throw new ApiError("Invalid data type for recipients");
+  if (data.some((e) => typeof e !== "number" || !Number.isSafeInteger(e))) throw mixed();
+  return { ids: [...new Set(data as number[])] };
+}
+
+/** The channel a message is addressed to; STREAM_DOES_NOT_EXIST when it is not in the realm. */
+export async function resolveChannel(db: Queryable, realmId: number, indicator: ChannelIndicator): Promise<Channel> {
+  if ("id" in indicator) {
+    const channel = await findChannelById(db, realmId, indicator.id);
+    if (!channel) {
+      throw new ApiError(`Stream with ID '${indicator.id}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream_id: indicator.id } });
+    }
+    return channel;
+  }
+  const name = indicator.name.trim();
+  const channel = name === "" ? undefined : await findChannelByName(db, realmId, name);
+  if (!channel) throw new ApiError(`Stream '${name}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: name } });
+  return channel;
+}
+
+/** The users named by ids or API emails, in the caller's realm; upstream's messages for unknown ones. */
+export async function resolveUsers(db: Queryable, realm: Realm, host: string, indicators: UserIndicators): Promise<User[]> {
+  if ("ids" in indicators) {
+    if (indicators.ids.length === 0) throw new ApiError("Message must have recipients");
+    const found = new Map((await usersByIds(db, realm.id, indicators.ids)).map((u) => [u.id, u]));
+    const missing = indicators.ids.find((id) => !found.has(id));
+    if (missing !== undefined) throw new ApiError(`Invalid user ID ${missing}`);
+    return indicators.ids.map((id) => found.get(id)!);
+  }
+  if (indicators.emails.length === 0) throw new ApiError("Message must have recipients");
+  const dummyPattern = new RegExp(`^user(\\d+)@${host.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+  const dummyIds = indicators.emails.map((e) => dummyPattern.exec(e.toLowerCase())).filter((m) => m !== null).map((m) => Number(m[1]));
+  const candidates = [...(await usersByEmails(db, realm.id, indicators.emails)), ...(await usersByIds(db, realm.id, dummyIds))];
+  const out: User[] = [];
+  for (const email of indicators.emails) {
+    const user = candidates.find((u) => apiEmail(u, host).toLowerCase() === email.toLowerCase());
+    if (!user) throw new ApiError(`Invalid email '${email}'`);
+    if (!out.includes(user)) out.push(user);
+  }
+  return out;
+}
+
+/** Rejects deactivated recipients with upstream's message (brand word replaced). */
+export function checkRecipientsActive(recipients: readonly User[], host: string): void {
+  for (const u of recipients) {
+    if (!u.is_active) throw new ApiError(`'${apiEmail(u, host)}' is no longer using Parley.`);
+  }
+}
+
+export interface DirectRecipient {
+  recipientId: number;
+  /** Everyone who gets a per-user row: sender and recipients. */
+  participantIds: number[];
+}
+
+/**
+ * The recipient row of a direct message: a message to oneself or to one other person
+ * uses that person's personal recipient; three or more people use their group.
+ */
+export async function directRecipientFor(db: Queryable, realmId: number, sender: User, recipients: readonly User[]): Promise<DirectRecipient> {
+  const ids = new Set(recipients.map((u) => u.id));
+  if (ids.size === 2 && ids.has(sender.id)) ids.delete(sender.id);
+  if (ids.size === 1) {
+    const [target] = [...ids];
+    return {
+      recipientId: await ensureRecipient(db, realmId, RECIPIENT_PERSONAL, target),
+      participantIds: [...new Set([sender.id, target])],
+    };
+  }
+  ids.add(sender.id);
+  const participantIds = [...ids].sort((a, b) => a - b);
+  return { recipientId: await ensureDmGroupRecipient(db, realmId, participantIds), participantIds };
+}

@@ -1,0 +1,77 @@
+/**
+ * Rendering message content for storage: preloads what the Markdown renderer needs
+ * (users, groups and channels the content names, linkifiers, the realm URL) in a few
+ * queries, then renders.
+ */
+import type { Realm } from "../db/schema.js";
+import type { Queryable } from "../db/tx.js";
+import { findChannelsByNames } from "../db/queries/channels.js";
+import { activeUsersByFullNames, linkifiersOfRealm, namedGroupsByNames, usersByIds } from "../db/queries/messages.js";
+import { collectReferences, renderMarkdown, topicLinks, type MarkdownLookups } from "./markdown/index.js";
+
+export interface RenderedContent {
+  html: string;
+  mentionedUserIds: Set<number>;
+  mentionedGroupIds: Set<number>;
+  streamWildcardMentioned: boolean;
+  topicWildcardMentioned: boolean;
+  isMeMessage: boolean;
+  hasLink: boolean;
+  hasImage: boolean;
+}
+
+/** The lookups for rendering this content in this realm (one query per table). */
+export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<MarkdownLookups> {
+  const refs = collectReferences(content);
+  const [byName, byId, groups, channels, linkifiers] = await Promise.all([
+    activeUsersByFullNames(db, realm.id, refs.userNames),
+    usersByIds(db, realm.id, refs.userIds),
+    namedGroupsByNames(db, realm.id, refs.groupNames),
+    findChannelsByNames(db, realm.id, refs.channelNames),
+    linkifiersOfRealm(db, realm.id),
+  ]);
+  const users = [...byName, ...byId.filter((u) => u.is_active)];
+  return {
+    usersByName: (name) => {
+      const key = name.toLowerCase();
+      const seen = new Set<number>();
+      return users.filter((u) => u.full_name.toLowerCase() === key && !seen.has(u.id) && seen.add(u.id)).map((u) => ({ id: u.id, full_name: u.full_name }));
+    },
+    userById: (id) => {
+      const u = users.find((x) => x.id === id);
+      return u ? { id: u.id, full_name: u.full_name } : undefined;
+    },
+    groupByName: (name) => {
+      const g = groups.find((x) => x.name !== null && x.name.toLowerCase() === name.toLowerCase());
+      return g ? { id: g.id, name: g.name! } : undefined;
+    },
+    channelByName: (name) => {
+      const c = channels.find((x) => x.name.toLowerCase() === name.toLowerCase() && !x.deactivated);
+      return c ? { id: c.id, name: c.name } : undefined;
+    },
+    linkifiers,
+    realmUrl,
+  };
+}
+
+/** Renders content as the realm's users would see it. */
+/** `realmUrl` is the organization's URL (links to it become relative). */
+export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<RenderedContent> {
+  const r = renderMarkdown(content, await loadLookups(db, realm, realmUrl, content));
+  return {
+    html: r.html,
+    mentionedUserIds: r.mentionedUserIds,
+    mentionedGroupIds: r.mentionedGroupIds,
+    streamWildcardMentioned: r.streamWildcardMentioned,
+    topicWildcardMentioned: r.topicWildcardMentioned,
+    isMeMessage: r.isMeMessage,
+    hasLink: r.hasLink,
+    hasImage: r.hasImage,
+  };
+}
+
+/** Topic links (linkifiers and raw URLs in the topic), with the realm's linkifiers loaded once. */
+export async function loadTopicLinker(db: Queryable, realm: Realm): Promise<(topic: string) => Array<{ text: string; url: string }>> {
+  const linkifiers = await linkifiersOfRealm(db, realm.id);
+  return (topic) => topicLinks(topic, linkifiers);
+}
