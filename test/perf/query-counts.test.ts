@@ -7,6 +7,7 @@ import { doCreateUser } from "../../src/actions/users-create.js";
 import { Role } from "../../src/lib/roles.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectSuccess } from "../support/client.js";
+import { createChannel } from "../support/channels.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -35,6 +36,25 @@ describe("query counts on hot paths", () => {
     expect(me).toBeLessThanOrEqual(5);
     const settings = await s.countQueries(() => s.api.get(null, "/server_settings").then(expectSuccess));
     expect(settings).toBeLessThanOrEqual(2);
+  });
+
+  it("POST /messages does not grow with the number of recipients", async () => {
+    const { member, other, admin } = s.realm;
+    await createChannel(s, { name: "qc small", subscribers: [member, other, admin] });
+    await addUsers(40, "qc-send-");
+    const many = await s.db.selectFrom("users").selectAll().where("delivery_email", "like", "qc-send-%").execute();
+    await createChannel(s, { name: "qc large", subscribers: [member, other, admin, ...many] });
+    const send = (to: string) => () =>
+      s.api.post(member, "/messages", { type: "stream", to, topic: "t", content: "hello @**Otto Other**, see https://example.com :smile:" }).then(expectSuccess);
+    await send("qc small")(); // warm: first message of a channel also sets first_message_id
+    await send("qc large")();
+    const small = await s.countQueries(send("qc small"));
+    const large = await s.countQueries(send("qc large"));
+    expect(large).toBe(small);
+    const last = await s.db.selectFrom("messages").select((eb) => eb.fn.max("id").as("id")).executeTakeFirstOrThrow();
+    const rows = await s.db.selectFrom("user_messages").select("user_id").where("message_id", "=", Number(last.id)).execute();
+    expect(rows.length).toBe(43); // every subscriber got a row, from one batched insert
+
   });
 
   it("POST /register does not grow with users and channels", async () => {
