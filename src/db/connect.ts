@@ -29,7 +29,9 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
+  // FULL syncs the WAL on every commit: a committed message survives a power loss, not
+  // only a process crash (NORMAL may roll back the last commits after an OS crash).
+  database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
   return new Kysely<DB>({ dialect: new SqliteDialect({ database }), log: queryLogger(opts) });

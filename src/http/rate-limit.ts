@@ -47,6 +47,20 @@ export class RateLimiter {
     };
   }
 
+  /** The decision `hit` would give, without counting a request. */
+  peek(key: string, rule: RateRule): RateDecision {
+    const now = this.now() / 1000;
+    const w = this.windows.get(key);
+    if (!w || now - w.start >= rule.seconds) return { limit: rule.max, remaining: rule.max, reset: Math.ceil(now + rule.seconds), retryAfter: 0 };
+    const full = w.count >= rule.max;
+    return {
+      limit: rule.max,
+      remaining: Math.max(0, rule.max - w.count),
+      reset: Math.ceil(w.start + rule.seconds),
+      retryAfter: full ? Math.max(0.001, w.start + rule.seconds - now) : 0,
+    };
+  }
+
   /** Drops finished windows now and then, so memory stays proportional to active keys. */
   private sweep(now: number): void {
     if (now - this.lastSweep < 60) return;

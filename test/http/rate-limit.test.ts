@@ -42,13 +42,14 @@ describe("per-user API rate limit", () => {
 });
 
 describe("password attempts", () => {
-  it("limits attempts per username, right or wrong", async () => {
+  it("counts failed attempts per username; past the limit even the right password waits", async () => {
     const username = s.realm.owner.delivery_email;
-    expectError(await s.api.post(null, "/fetch_api_key", { username, password: "wrong-one" }), "Your username or password is incorrect", {
-      status: 401,
-      code: "AUTHENTICATION_FAILED",
-    });
-    expectSuccess(await s.api.post(null, "/fetch_api_key", { username, password: OWNER_PASSWORD }));
+    const wrong = () => s.api.post(null, "/fetch_api_key", { username, password: "wrong-one" });
+    // Successful logins do not count.
+    for (let i = 0; i < 3; i++) expectSuccess(await s.api.post(null, "/fetch_api_key", { username, password: OWNER_PASSWORD }));
+    for (let i = 0; i < 2; i++) {
+      expectError(await wrong(), "Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
+    }
     const limited = await s.api.post(null, "/fetch_api_key", { username, password: OWNER_PASSWORD });
     expectError(limited, "API usage exceeded rate limit", { status: 429, code: "RATE_LIMIT_HIT" });
     // Other usernames are unaffected.

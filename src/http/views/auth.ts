@@ -1,6 +1,6 @@
 /** POST /api/v1/fetch_api_key: trade an email and password for the API key. */
 import { ApiError } from "../../errors.js";
-import { rateLimitError } from "../rate-limit.js";
+import { rateLimitError, type RateRule } from "../rate-limit.js";
 import { findUserByDeliveryEmail } from "../../db/queries/users.js";
 import { verifyPassword } from "../../lib/secrets.js";
 import { isValidEmail } from "../../lib/user-validation.js";
@@ -14,11 +14,18 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   const { username, password } = parseParams(req, { username: p.str(), password: p.str() });
   const email = username.trim();
   if (!isValidEmail(email)) throw new ApiError("Enter a valid email address.");
-  limitLoginAttempts(req, email);
+  const attempts = loginAttempts(req, email);
+  if (attempts) {
+    const decision = req.ctx.rateLimiter.peek(attempts.key, attempts.rule);
+    if (decision.retryAfter > 0) throw rateLimitError(decision);
+  }
   const user = await findUserByDeliveryEmail(req.ctx.db, req.realm.id, email);
   // Verify even when the user is unknown, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !ok) throw new ApiError("Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
+  if (!user || !ok) {
+    if (attempts) req.ctx.rateLimiter.hit(attempts.key, attempts.rule);
+    throw new ApiError("Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
+  }
   if (req.realm.deactivated) {
     throw new ApiError("This organization has been deactivated", { status: 401, code: "REALM_DEACTIVATED" });
   }
@@ -26,12 +33,14 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
 }
 
-/** Upstream's authenticate-by-username rule: a few password attempts per 30 minutes. */
-function limitLoginAttempts(req: ApiRequest, email: string): void {
+/**
+ * Upstream's authenticate-by-username rule: a few failed password attempts per 30 minutes;
+ * once that many have failed, every attempt (even a right one) waits for the window to pass.
+ */
+function loginAttempts(req: ApiRequest, email: string): { key: string; rule: RateRule } | undefined {
   const max = req.ctx.config.loginAttemptsPer30Minutes;
-  if (max <= 0) return;
-  const decision = req.ctx.rateLimiter.hit(`login:${req.realm.id}:${email.toLowerCase()}`, { seconds: 1800, max });
-  if (decision.retryAfter > 0) throw rateLimitError(decision);
+  if (max <= 0) return undefined;
+  return { key: `login:${req.realm.id}:${email.toLowerCase()}`, rule: { seconds: 1800, max } };
 }
 
 // A valid scrypt hash of a random password: makes the unknown-user path cost the same.
