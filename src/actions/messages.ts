@@ -250,6 +250,14 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
       }
       sendEventOnCommit(tx, ctx, realm.id, { type: "message", message: wire, flags: key === "" ? [] : key.split(","), internal_data: internal }, userIds);
     }
+    // Public-channel messages also reach all_public_streams queues of non-recipients (flags []).
+    // Published after the per-recipient events, so queues of recipients are skipped.
+    if (channel && !channel.invite_only) {
+      const internal = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
+      sendEventOnCommit(tx, ctx, realm.id, { type: "message", message: wire, flags: [], internal_data: internal }, [], {
+        publicChannelId: channel.id,
+      });
+    }
     return messageId;
   });
   return messageId;

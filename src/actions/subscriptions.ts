@@ -12,7 +12,7 @@ import {
   subscriptionRows,
 } from "../db/queries/subscriptions.js";
 import { ApiError } from "../errors.js";
-import { isAdmin } from "../lib/roles.js";
+import { isAdmin, isGuest } from "../lib/roles.js";
 import { INVALID_CHANNEL_ID, canAccessChannel, canAccessChannelMetadata, channelAudience, checkChannelName } from "../lib/channels.js";
 import { toApiSubscription } from "../api-records/subscription.js";
 import { toApiChannel } from "../api-records/channel.js";
@@ -106,21 +106,75 @@ async function sendAddEvents(
     // Recipient: the subscribed user only (their own subscription settings).
     sendEventOnCommit(tx, ctx, realm.id, { type: "subscription", op: "add", subscriptions }, [userId]);
   }
-  const users = await activeRealmUsers(tx, realm.id);
-  const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
-  for (const p of subscribed) {
-    const entry = byChannel.get(p.channel.id) ?? { channel: p.channel, userIds: [] };
-    entry.userIds.push(p.user.id);
+  // The users just added received the full subscriber list in their add event.
+  await sendPeerSubscriberEvents(tx, ctx, realm, "peer_add", subscribed);
+}
+
+/**
+ * peer_add / peer_remove (upstream send_peer_subscriber_events), after the change is
+ * written. Recipients: the users who may see each channel's subscribers — every active
+ * user for web-public channels, active non-guests plus subscribers for public ones,
+ * subscribers plus realm administrators for private ones — never the altered users
+ * themselves. Public channels with the same altered users share one event per audience
+ * (web-public; public without guest subscribers), as upstream batches them.
+ */
+export async function sendPeerSubscriberEvents(
+  tx: Tx,
+  ctx: AppContext,
+  realm: Realm,
+  op: "peer_add" | "peer_remove",
+  pairs: ReadonlyArray<{ user: Pick<User, "id">; channel: Channel }>,
+): Promise<void> {
+  if (pairs.length === 0) return;
+  const byChannel = new Map<number, { channel: Channel; altered: Set<number> }>();
+  for (const p of pairs) {
+    const entry = byChannel.get(p.channel.id) ?? { channel: p.channel, altered: new Set<number>() };
+    entry.altered.add(p.user.id);
     byChannel.set(p.channel.id, entry);
   }
-  for (const { channel, userIds } of byChannel.values()) {
-    const added = new Set(userIds);
-    // Recipients: users who may see this channel's subscribers, except those just added
-    // (they received the full subscriber list in their add event).
-    const audience = channelAudience(channel, users, subscribers.get(channel.id) ?? []).filter((id) => !added.has(id));
-    const event = { type: "subscription", op: "peer_add", stream_ids: [channel.id], user_ids: [...added].sort((a, b) => a - b) };
-    sendEventOnCommit(tx, ctx, realm.id, event, audience);
+  const users = await activeRealmUsers(tx, realm.id);
+  const subscribers = await subscriberIdsByChannel(tx, realm.id, [...byChannel.keys()]);
+  const sorted = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b);
+  const send = (streamIds: number[], altered: Set<number>, audience: number[]) => {
+    const recipients = audience.filter((id) => !altered.has(id));
+    if (recipients.length === 0) return;
+    sendEventOnCommit(tx, ctx, realm.id, { type: "subscription", op, stream_ids: sorted(streamIds), user_ids: sorted(altered) }, recipients);
+  };
+  const publicGroups = new Map<string, { altered: Set<number>; webPublic: number[]; noGuests: number[] }>();
+  const guestSubscribed = (channelId: number) => {
+    const subs = new Set(subscribers.get(channelId) ?? []);
+    return users.some((u) => subs.has(u.id) && isGuest(u));
+  };
+  for (const { channel, altered } of byChannel.values()) {
+    if (channel.invite_only) {
+      send([channel.id], altered, channelAudience(channel, users, subscribers.get(channel.id) ?? []));
+      continue;
+    }
+    const key = sorted(altered).join(",");
+    const group = publicGroups.get(key) ?? { altered, webPublic: [], noGuests: [] };
+    publicGroups.set(key, group);
+    if (channel.is_web_public) group.webPublic.push(channel.id);
+    else if (!guestSubscribed(channel.id)) group.noGuests.push(channel.id);
+    // A public channel with guest subscribers has its own audience.
+    else send([channel.id], altered, channelAudience(channel, users, subscribers.get(channel.id) ?? []));
   }
+  const everyone = users.map((u) => u.id);
+  const nonGuests = users.filter((u) => !isGuest(u)).map((u) => u.id);
+  for (const group of publicGroups.values()) {
+    if (group.webPublic.length > 0) send(group.webPublic, group.altered, everyone);
+    if (group.noGuests.length > 0) send(group.noGuests, group.altered, nonGuests);
+  }
+}
+
+/**
+ * A user's (de)activation changes the subscriber lists of every channel they are
+ * subscribed to (their subscriptions themselves stay): peer_remove on deactivation,
+ * peer_add on reactivation, as upstream. Called after the user row is updated.
+ */
+export async function sendPeerEventsForUserActivation(tx: Tx, ctx: AppContext, realm: Realm, user: User, active: boolean): Promise<void> {
+  const channelIds = [...(await subscribedChannelIds(tx, realm.id, user.id))];
+  const channels = (await findChannelsByIds(tx, realm.id, channelIds)).filter((c) => !c.deactivated);
+  await sendPeerSubscriberEvents(tx, ctx, realm, active ? "peer_add" : "peer_remove", channels.map((channel) => ({ user, channel })));
 }
 
 /**
@@ -174,22 +228,8 @@ export async function bulkRemoveSubscriptionsInTx(
       sendEventOnCommit(tx, ctx, realm.id, event, [p.user.id]);
     }
   }
-  const subscribers = await subscriberIdsByChannel(tx, realm.id, [...new Set(removed.map((p) => p.channel.id))]);
-  const activeUsers = await activeRealmUsers(tx, realm.id);
-  const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
-  for (const p of removed) {
-    const entry = byChannel.get(p.channel.id) ?? { channel: p.channel, userIds: [] };
-    entry.userIds.push(p.user.id);
-    byChannel.set(p.channel.id, entry);
-  }
-  for (const { channel, userIds } of byChannel.values()) {
-    const gone = new Set(userIds);
-    // Recipients: users who may still see the channel's subscribers (remaining subscribers,
-    // admins, and for public channels every non-guest), minus those just removed.
-    const audience = channelAudience(channel, activeUsers, subscribers.get(channel.id) ?? []).filter((id) => !gone.has(id));
-    const event = { type: "subscription", op: "peer_remove", stream_ids: [channel.id], user_ids: [...gone].sort((a, b) => a - b) };
-    sendEventOnCommit(tx, ctx, realm.id, event, audience);
-  }
+  // Recipients: users who may still see the channel's subscribers, minus those just removed.
+  await sendPeerSubscriberEvents(tx, ctx, realm, "peer_remove", removed);
   return { removed, notRemoved };
 }
 

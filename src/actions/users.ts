@@ -9,6 +9,7 @@ import type { Realm, User, UserUpdate } from "../db/schema.js";
 import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
 import { systemGroupIds } from "../db/queries/user-groups.js";
 import { sendEventOnCommit } from "../events/send.js";
+import { END_USER_QUEUES_EVENT } from "../events/types.js";
 import { toApiUser } from "../api-records/user.js";
 import type { ProfileDataUpdate } from "../lib/custom-profile-fields.js";
 import { isAdmin, isOwner, Role } from "../lib/roles.js";
@@ -17,6 +18,7 @@ import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validat
 import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
 import { realmHost } from "../http/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
+import { sendPeerEventsForUserActivation } from "./subscriptions.js";
 
 export interface UpdateUserInput {
   fullName?: string;
@@ -128,10 +130,15 @@ export async function doDeactivateUser(ctx: AppContext, realm: Realm, actor: Use
       if (await isLastHumanOwner(tx, target)) throw new ApiError("Cannot deactivate the only organization owner");
     }
     await updateUserRow(tx, realm.id, target.id, { is_active: 0 });
-    // The remaining active users update their user lists; the deactivated user's own
-    // clients stop working (its API key is refused from now on).
+    // As upstream: the subscriptions stay, but subscriber lists drop the user (peer_remove
+    // to those who may see each channel's subscribers), then the remaining active users
+    // update their user lists.
+    await sendPeerEventsForUserActivation(tx, ctx, realm, target, false);
     const audience = await activeUserIds(tx, realm.id);
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: false }), audience);
+    // The user's own clients stop: their queues end and a waiting poll gets the error the
+    // next request would (the API key is refused from now on).
+    sendEventOnCommit(tx, ctx, realm.id, { type: END_USER_QUEUES_EVENT }, [target.id]);
   });
 }
 
@@ -152,6 +159,8 @@ export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: Use
     await updateUserRow(tx, realm.id, target.id, { is_active: 1 } satisfies UserUpdate);
     const audience = await activeUserIds(tx, realm.id);
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: true }), audience);
+    // The user's kept subscriptions count again: peer_add for each channel, as upstream.
+    await sendPeerEventsForUserActivation(tx, ctx, realm, { ...target, is_active: 1 }, true);
   });
 }
 

@@ -1,30 +1,45 @@
 /**
  * The event bus between actions (which publish after commit) and delivery (event
  * queues). In-process by default; a multi-node deployment puts a broker behind the
- * same interface.
+ * same interface, so everything in a PublishedEvent is plain JSON.
  */
 import type { ChatEvent } from "./types.js";
+
+/**
+ * Extra recipients beyond `userIds`, named by a rule the delivery side evaluates,
+ * because they are not users but registered clients.
+ */
+export interface EventAudience {
+  /**
+   * The event is a `message` event in this public (not invite-only) channel: queues
+   * registered with all_public_streams=true in the same realm also receive it (with
+   * flags [] unless their user is among `userIds`).
+   */
+  publicChannelId?: number;
+}
 
 export interface PublishedEvent {
   realmId: number;
   event: ChatEvent;
   /** Who receives the event. Choosing them is a security decision made by the action. */
   userIds: readonly number[];
+  /** Optional audience hint (see EventAudience); absent for almost every event. */
+  audience?: EventAudience;
 }
 
 export type EventListener = (published: PublishedEvent) => void;
 
 export interface EventPublisher {
-  publish(realmId: number, event: ChatEvent, userIds: readonly number[]): void;
+  publish(realmId: number, event: ChatEvent, userIds: readonly number[], audience?: EventAudience): void;
   subscribe(listener: EventListener): () => void;
 }
 
 export class InProcessEventBus implements EventPublisher {
   private listeners = new Set<EventListener>();
 
-  publish(realmId: number, event: ChatEvent, userIds: readonly number[]): void {
-    if (userIds.length === 0) return;
-    const published = { realmId, event, userIds };
+  publish(realmId: number, event: ChatEvent, userIds: readonly number[], audience?: EventAudience): void {
+    if (userIds.length === 0 && audience?.publicChannelId === undefined) return;
+    const published: PublishedEvent = audience === undefined ? { realmId, event, userIds } : { realmId, event, userIds, audience };
     for (const listener of this.listeners) listener(published);
   }
 

@@ -3,14 +3,16 @@
  * published for its user until the client acknowledges them with last_event_id.
  *
  * The QueueManager subscribes to the event bus (ctx.events) and routes each published
- * event to the queues of its userIds in the same realm. Queues live in this process
- * behind EventQueueStore, so a later multi-node setup can keep them elsewhere.
+ * event to the queues of its userIds in the same realm, plus, for `message` events in
+ * public channels (audience.publicChannelId), the realm's all_public_streams queues.
+ * Queues live in this process behind EventQueueStore, so a later multi-node setup can
+ * keep them elsewhere.
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
-import { ApiError } from "../errors.js";
+import { ApiError, UnauthorizedError } from "../errors.js";
 import type { EventPublisher, PublishedEvent } from "./publisher.js";
-import type { ChatEvent } from "./types.js";
+import { END_USER_QUEUES_EVENT, type ChatEvent } from "./types.js";
 import { buildNarrowPredicate, type NarrowPredicate } from "./narrow.js";
 import { shapeEventForQueue } from "./shape.js";
 
@@ -36,10 +38,13 @@ export interface QueueOptions {
   /** 0: the server default (config.eventQueueIdleSeconds). */
   lifespanSeconds: number;
   clientName: string;
+  /** The realm's name for the empty topic, shown to clients without the empty_topic_name capability. */
+  emptyTopicDisplayName: string;
 }
 
 interface Waiter {
   resolve: (events: QueuedEvent[] | null) => void;
+  reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -53,6 +58,11 @@ export class EventQueue {
   /** Millisecond time of the last poll; idle expiry counts from here. */
   lastConnectionTime: number;
   waiter: Waiter | null = null;
+  /**
+   * Id of the newest message addressed to this queue's user; an all_public_streams copy
+   * of the same message (published after the per-user events) is then not queued again.
+   */
+  lastAddressedMessageId = -1;
   private readonly narrowPredicate: NarrowPredicate;
 
   constructor(id: string, opts: QueueOptions, now: number) {
@@ -77,6 +87,9 @@ export class EventQueue {
     if (event.type === "message") return this.narrowPredicate(event);
     // Channel typing notices only reach clients that declared they understand them.
     if (event.type === "typing" && "stream_id" in event) return this.opts.clientCapabilities.stream_typing_notifications === true;
+    // Linkifiers use URL templates: only clients declaring linkifier_url_template get them
+    // (their /register realm_linkifiers is empty otherwise).
+    if (event.type === "realm_linkifiers") return this.opts.clientCapabilities.linkifier_url_template === true;
     return true;
   }
 
@@ -119,6 +132,8 @@ export interface EventQueueStore {
   get(id: string): EventQueue | undefined;
   delete(id: string): void;
   forUser(userId: number): Iterable<EventQueue>;
+  /** Queues registered with all_public_streams=true in the realm. */
+  allPublicStreams(realmId: number): Iterable<EventQueue>;
   all(): Iterable<EventQueue>;
   count(): number;
 }
@@ -126,12 +141,18 @@ export interface EventQueueStore {
 export class InMemoryEventQueueStore implements EventQueueStore {
   private byId = new Map<string, EventQueue>();
   private byUser = new Map<number, Set<EventQueue>>();
+  private publicByRealm = new Map<number, Set<EventQueue>>();
 
   add(queue: EventQueue): void {
     this.byId.set(queue.id, queue);
     let set = this.byUser.get(queue.opts.userId);
     if (!set) this.byUser.set(queue.opts.userId, (set = new Set()));
     set.add(queue);
+    if (queue.opts.allPublicStreams) {
+      let pub = this.publicByRealm.get(queue.opts.realmId);
+      if (!pub) this.publicByRealm.set(queue.opts.realmId, (pub = new Set()));
+      pub.add(queue);
+    }
   }
   get(id: string): EventQueue | undefined {
     return this.byId.get(id);
@@ -143,9 +164,15 @@ export class InMemoryEventQueueStore implements EventQueueStore {
     const set = this.byUser.get(q.opts.userId);
     set?.delete(q);
     if (set && set.size === 0) this.byUser.delete(q.opts.userId);
+    const pub = this.publicByRealm.get(q.opts.realmId);
+    pub?.delete(q);
+    if (pub && pub.size === 0) this.publicByRealm.delete(q.opts.realmId);
   }
   forUser(userId: number): Iterable<EventQueue> {
     return this.byUser.get(userId) ?? [];
+  }
+  allPublicStreams(realmId: number): Iterable<EventQueue> {
+    return this.publicByRealm.get(realmId) ?? [];
   }
   all(): Iterable<EventQueue> {
     return this.byId.values();
@@ -237,13 +264,13 @@ export class QueueManager {
     q.lastConnectionTime = this.deps.now();
     if (q.size > 0 || req.dontBlock) return q.contents();
     if (req.signal?.aborted) return [];
-    const events = await new Promise<QueuedEvent[] | null>((resolve) => {
+    const events = await new Promise<QueuedEvent[] | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         q.waiter = null;
         q.push({ type: "heartbeat" });
         resolve(q.contents());
       }, this.deps.config.longPollSeconds * 1000);
-      q.waiter = { resolve, timer };
+      q.waiter = { resolve, reject, timer };
       req.signal?.addEventListener(
         "abort",
         () => {
@@ -285,11 +312,44 @@ export class QueueManager {
   }
 
   private route(p: PublishedEvent): void {
+    if (p.event.type === END_USER_QUEUES_EVENT) {
+      for (const userId of new Set(p.userIds)) this.endUserQueues(p.realmId, userId);
+      return;
+    }
+    const messageId = messageIdOf(p.event);
     for (const userId of new Set(p.userIds)) {
       for (const q of [...this.store.forUser(userId)]) {
         if (q.opts.realmId !== p.realmId) continue;
+        if (messageId !== null) q.lastAddressedMessageId = messageId;
         this.deliver(q, p.event);
       }
+    }
+    if (p.audience?.publicChannelId !== undefined && messageId !== null) {
+      // Upstream's all_public_streams clients see every public-channel message; a client
+      // whose user is a recipient already got the message with the user's own flags.
+      const copy = { ...p.event, flags: [] };
+      for (const q of [...this.store.allPublicStreams(p.realmId)]) {
+        if (q.lastAddressedMessageId === messageId) continue;
+        q.lastAddressedMessageId = messageId;
+        this.deliver(q, copy);
+      }
+    }
+  }
+
+  /**
+   * A deactivated user's queues end at once (upstream's API refuses the user's next
+   * request); a waiting poll is answered with the error the user's next request gets.
+   */
+  private endUserQueues(realmId: number, userId: number): void {
+    for (const q of [...this.store.forUser(userId)]) {
+      if (q.opts.realmId !== realmId) continue;
+      const w = q.waiter;
+      q.waiter = null;
+      if (w) {
+        clearTimeout(w.timer);
+        w.reject(new UnauthorizedError("Account is deactivated"));
+      }
+      this.store.delete(q.id);
     }
   }
 
@@ -301,4 +361,10 @@ export class QueueManager {
     clearTimeout(w.timer);
     w.resolve(q.contents());
   }
+}
+
+function messageIdOf(event: ChatEvent): number | null {
+  if (event.type !== "message") return null;
+  const id = (event.message as { id?: unknown } | undefined)?.id;
+  return typeof id === "number" ? id : null;
 }

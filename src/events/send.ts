@@ -1,6 +1,7 @@
 /** sendEventOnCommit: the one way actions publish; nothing is sent if the transaction rolls back. */
 import type { AppContext } from "../context.js";
 import type { Tx } from "../db/tx.js";
+import type { EventAudience } from "./publisher.js";
 import type { ChatEvent } from "./types.js";
 
 export function sendEventOnCommit(
@@ -9,6 +10,8 @@ export function sendEventOnCommit(
   realmId: number,
   event: ChatEvent,
   userIds: readonly number[],
+  /** Extra recipients by rule, e.g. `{ publicChannelId }` for messages in public channels. */
+  audience?: EventAudience,
 ): void {
-  tx.onCommit(() => ctx.events.publish(realmId, event, userIds));
+  tx.onCommit(() => ctx.events.publish(realmId, event, userIds, audience));
 }

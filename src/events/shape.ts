@@ -11,6 +11,11 @@ import type { EventQueue } from "./queues.js";
 import type { ChatEvent, EventInternalData } from "./types.js";
 
 export function shapeEventForQueue(queue: EventQueue, event: ChatEvent): ChatEvent | null {
+  const shaped = shapeContent(queue, event);
+  return shaped && queue.opts.clientCapabilities.empty_topic_name !== true ? showEmptyTopicName(queue, shaped) : shaped;
+}
+
+function shapeContent(queue: EventQueue, event: ChatEvent): ChatEvent | null {
   if (event.type === "realm_user" && event.op === "add" && queue.opts.clientHashavatar) return hideHashAvatar(event);
   const internal = event.internal_data as EventInternalData | undefined;
   if (internal === undefined && event.type !== "presence") return event;
@@ -38,6 +43,34 @@ export function shapeEventForQueue(queue: EventQueue, event: ChatEvent): ChatEve
     if (queue.opts.slimPresence) delete out.email;
   }
   return out as ChatEvent;
+}
+
+/** Topic fields of channel events that name the empty topic "" by the realm's display name instead. */
+const TOPIC_FIELDS: Record<string, readonly string[]> = {
+  update_message: ["orig_subject", "subject"],
+  delete_message: ["topic"],
+  typing: ["topic"],
+  user_topic: ["topic_name"],
+};
+
+/**
+ * Clients without the empty_topic_name capability never see "" as a channel topic: they
+ * get realm_empty_topic_display_name, as upstream does for them.
+ */
+function showEmptyTopicName(queue: EventQueue, event: ChatEvent): ChatEvent {
+  const name = queue.opts.emptyTopicDisplayName;
+  if (event.type === "message") {
+    const message = event.message as Record<string, unknown> | undefined;
+    if (message?.type !== "stream" || message.subject !== "") return event;
+    return { ...event, message: { ...message, subject: name } };
+  }
+  const fields = TOPIC_FIELDS[event.type];
+  if (!fields || (event.type === "typing" && event.message_type !== "stream")) return event;
+  let out: ChatEvent | undefined;
+  for (const field of fields) {
+    if (event[field] === "") (out ??= { ...event })[field] = name;
+  }
+  return out ?? event;
 }
 
 /**

@@ -21,3 +21,9 @@ export interface EventInternalData {
   /** `presence` events: the modern entry, for clients with simplified_presence_events. */
   modern_presence?: Record<string, { active_timestamp: number; idle_timestamp: number }>;
 }
+
+/**
+ * Control event on the bus, never queued: the QueueManager ends every queue of the
+ * listed users (deactivation), answering their waiting polls with an error.
+ */
+export const END_USER_QUEUES_EVENT = "end_user_queues";

@@ -4,7 +4,7 @@
  */
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { groupIdsContainingUser } from "../db/queries/user-groups.js";
+import { accessibleUserIds } from "./users.js";
 import { userIdsSharingChannels } from "../db/queries/presence.js";
 
 /** Clients report presence about this often (register: server_presence_ping_interval_seconds). */
@@ -27,18 +27,11 @@ export const CAME_ONLINE_AFTER_SECONDS = PRESENCE_OFFLINE_THRESHOLD_SECONDS - PR
 export type PresenceStatus = "active" | "idle";
 
 /**
- * Ids of users whose presence `viewer` may see, or null for "everyone in the realm"
- * (the viewer belongs to the realm's can_access_all_users group). Otherwise: the
- * viewer and the users sharing a channel with them.
+ * Ids of users whose presence `viewer` may see, or null for "everyone in the realm":
+ * the users the viewer may access (src/lib/users.ts accessibleUserIds, the one rule).
  */
-export async function presenceVisibleUserIds(db: Queryable, realm: Realm, viewer: User): Promise<Set<number> | null> {
-  const groupId = realm.can_access_all_users_group_id;
-  if (groupId === null) return null;
-  const groups = await groupIdsContainingUser(db, realm.id, viewer.id);
-  if (groups.has(groupId)) return null;
-  const ids = new Set(await userIdsSharingChannels(db, realm.id, viewer.id));
-  ids.add(viewer.id);
-  return ids;
+export async function presenceVisibleUserIds(db: Queryable, _realm: Realm, viewer: User): Promise<Set<number> | null> {
+  return accessibleUserIds(db, viewer);
 }
 
 /** Members of a group, directly or through subgroups (two queries). */

@@ -6,7 +6,10 @@ import { ApiError } from "../errors.js";
 import type { User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findUserByDeliveryEmail, findUserById } from "../db/queries/users.js";
-import { EmailVisibility, isAdmin, isModerator, isGuest } from "./roles.js";
+import { groupIdsContainingUser } from "../db/queries/user-groups.js";
+import { canAccessAllUsersGroupId, userIdsInDirectMessagesWith, userIdsSharingChannelSubscriptions } from "../db/queries/user-access.js";
+import { isoTimestamp } from "../api-records/user.js";
+import { EmailVisibility, isAdmin, isModerator, isGuest, Role } from "./roles.js";
 
 export type Requester = Pick<User, "id" | "role">;
 type Target = Pick<User, "id" | "is_bot" | "email_address_visibility">;
@@ -64,16 +67,73 @@ export function checkUserAccess(actor: Requester, target: User, opts: AccessOpti
   return target;
 }
 
+/**
+ * Limited user access (upstream user_access_restricted_in_realm / get_accessible_user_ids),
+ * the one place the rule lives: a guest outside the realm's can_access_all_users_group
+ * (default role:everyone, so nobody is limited) may access only themselves, users sharing
+ * an active channel subscription with them, and users they share a direct-message
+ * conversation with; bots are always accessible (see canAccessUserIn). Returns null when
+ * the user may access everyone. At most five queries, whatever the realm's size.
+ */
+export async function accessibleUserIds(db: Queryable, user: Pick<User, "id" | "realm_id" | "role" | "is_bot">): Promise<Set<number> | null> {
+  if (!isGuest(user) || user.is_bot) return null;
+  const groupId = await canAccessAllUsersGroupId(db, user.realm_id);
+  if (groupId === null) return null;
+  if ((await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId)) return null;
+  const ids = new Set(await userIdsSharingChannelSubscriptions(db, user.realm_id, user.id));
+  for (const id of await userIdsInDirectMessagesWith(db, user.realm_id, user.id)) ids.add(id);
+  ids.add(user.id);
+  return ids;
+}
+
+/** Whether a target is accessible given accessibleUserIds' result. */
+export function canAccessUserIn(accessible: ReadonlySet<number> | null, target: Pick<User, "id" | "is_bot">): boolean {
+  return accessible === null || target.is_bot === 1 || accessible.has(target.id);
+}
+
+/** Upstream's INACCESSIBLE_USER_NAME. */
+export const INACCESSIBLE_USER_NAME = "Unknown user";
+/** Upstream's avatar for inaccessible users (a static image). */
+export const INACCESSIBLE_USER_AVATAR_URL = "/static/images/unknown-user-avatar.png";
+
+/**
+ * The placeholder record upstream returns for a user the requester cannot access
+ * (get_data_for_inaccessible_user): only the id is real.
+ */
+export function inaccessibleUserRecord(userId: number, host: string): Record<string, unknown> {
+  return {
+    email: dummyEmail(userId, host),
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_billing_admin: false,
+    role: Role.MEMBER,
+    is_bot: false,
+    full_name: INACCESSIBLE_USER_NAME,
+    timezone: "",
+    is_active: true,
+    date_joined: isoTimestamp(0),
+    delivery_email: null,
+    avatar_url: INACCESSIBLE_USER_AVATAR_URL,
+    profile_data: {},
+  };
+}
+
 /** Loads a user of the actor's realm by id, with upstream's checks and messages. */
 export async function accessUserById(
   db: Queryable,
-  actor: Requester & Pick<User, "realm_id">,
+  actor: Requester & Pick<User, "realm_id" | "is_bot">,
   userId: number,
   opts: AccessOptions,
 ): Promise<User> {
   const target = await findUserById(db, actor.realm_id, userId);
   if (!target) throw noSuchUser();
-  return checkUserAccess(actor, target, opts);
+  checkUserAccess(actor, target, opts);
+  // Read access (step 5 of upstream's order): a limited guest cannot see this user.
+  if (!opts.forAdmin && !canAccessUserIn(await accessibleUserIds(db, actor), target)) throw insufficientPermission();
+  return target;
 }
 
 /**
@@ -82,7 +142,7 @@ export async function accessUserById(
  */
 export async function accessUserByEmailForRead(
   db: Queryable,
-  actor: Requester & Pick<User, "realm_id">,
+  actor: Requester & Pick<User, "realm_id" | "is_bot">,
   rawEmail: string,
   host: string,
 ): Promise<User> {
@@ -90,9 +150,13 @@ export async function accessUserByEmailForRead(
   const dummy = /^user(\d{1,15})@(.+)$/.exec(email);
   if (dummy && dummy[2] === host.toLowerCase()) {
     const byId = await findUserById(db, actor.realm_id, Number(dummy[1]));
-    if (byId) return byId;
+    if (byId) {
+      if (!canAccessUserIn(await accessibleUserIds(db, actor), byId)) throw insufficientPermission();
+      return byId;
+    }
   }
   const target = await findUserByDeliveryEmail(db, actor.realm_id, email);
   if (!target || !canSeeDeliveryEmail(actor, target)) throw noSuchUser();
+  if (!canAccessUserIn(await accessibleUserIds(db, actor), target)) throw insufficientPermission();
   return target;
 }

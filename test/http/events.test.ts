@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectError, expectSuccess } from "../support/client.js";
 import { queuedEvents, register } from "../support/events.js";
+import { createChannel } from "../support/channels.js";
 import { MAX_QUEUED_EVENTS } from "../../src/events/queues.js";
 
 let s: TestServer;
@@ -172,5 +173,85 @@ describe("DELETE /events", () => {
     await new Promise((r) => setTimeout(r, 50));
     expectSuccess(await s.api.delete(s.realm.member, "/events", { queue_id }));
     expect(expectSuccess(await poll).events).toEqual([]);
+  });
+});
+
+describe("all_public_streams queues", () => {
+  const message = (id: number) => ({ type: "message", message: { id, type: "stream", display_recipient: "room", subject: "t", sender_email: "x" }, flags: ["read"] });
+
+  it("also receive public-channel messages addressed to others, with flags []", async () => {
+    const { member, other } = s.realm;
+    const all = await register(s, member, { event_types: ["message"], all_public_streams: true });
+    const plain = await register(s, member, { event_types: ["message"] });
+    s.ctx.events.publish(s.realm.realm.id, message(9001), [other.id], { publicChannelId: 1 });
+    expect(await queuedEvents(s, member, all.queue_id)).toEqual([{ ...message(9001), flags: [], id: 0 }]);
+    expect(await queuedEvents(s, member, plain.queue_id)).toEqual([]);
+    // Another realm's public messages never reach it.
+    s.ctx.events.publish(s.other.realm.id, message(9002), [s.other.member.id], { publicChannelId: 2 });
+    expect(await queuedEvents(s, member, all.queue_id, 0)).toEqual([]);
+  });
+
+  it("get a message addressed to their user once, with the user's own flags", async () => {
+    const { member, other } = s.realm;
+    const all = await register(s, member, { event_types: ["message"], all_public_streams: true });
+    // A send publishes one event per flag group, then the all_public_streams copy.
+    s.ctx.events.publish(s.realm.realm.id, { ...message(9003), flags: ["mentioned"] }, [member.id]);
+    s.ctx.events.publish(s.realm.realm.id, message(9003), [other.id]);
+    s.ctx.events.publish(s.realm.realm.id, { ...message(9003), flags: [] }, [], { publicChannelId: 1 });
+    expect(await queuedEvents(s, member, all.queue_id)).toEqual([{ ...message(9003), flags: ["mentioned"], id: 0 }]);
+  });
+
+  it("are refused to guests", async () => {
+    expectError(await s.api.post(s.realm.guest, "/register", { all_public_streams: true }), "User not authorized for this query");
+    expectError(await s.api.get(s.realm.guest, "/events", { all_public_streams: true, dont_block: true }), "User not authorized for this query");
+  });
+});
+
+describe("deactivation ends the user's queues", () => {
+  it("answers a waiting poll with the deactivated-account error and drops the queue", async () => {
+    const target = s.realm.moderator;
+    const { queue_id } = await register(s, target);
+    const other = await register(s, s.realm.member, { event_types: ["realm_user"] });
+    const poll = s.api.get(target, "/events", { queue_id, last_event_id: -1 });
+    await new Promise((r) => setTimeout(r, 50));
+    expectSuccess(await s.api.delete(s.realm.admin, `/users/${target.id}`));
+    expectError(await poll, "Account is deactivated", { status: 401, code: "UNAUTHORIZED" });
+    expect(s.ctx.eventQueues.store.get(queue_id)).toBeUndefined();
+    // Others' queues carry on.
+    const seen = await queuedEvents(s, s.realm.member, other.queue_id);
+    expect(seen).toEqual([{ type: "realm_user", op: "update", person: { user_id: target.id, is_active: false }, id: 0 }]);
+    expectSuccess(await s.api.post(s.realm.admin, `/users/${target.id}/reactivate`));
+  });
+});
+
+describe("all_public_streams end to end", () => {
+  it("a real send to a public channel reaches a non-subscriber's all_public_streams queue once, with flags []", async () => {
+    const { other, admin } = s.realm;
+    await createChannel(s, { name: "aps end to end", subscribers: [other] });
+    const secret = await createChannel(s, { name: "aps secret", invite_only: true, subscribers: [other] });
+    const queue = await register(s, admin, { event_types: ["message"], all_public_streams: true });
+    const sent = expectSuccess(await s.api.post(other, "/messages", { type: "stream", to: "aps end to end", topic: "t", content: "hi" }));
+    expectSuccess(await s.api.post(other, "/messages", { type: "stream", to: secret.name, topic: "t", content: "private" }));
+    const events = expectSuccess(await s.api.get(admin, "/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
+    const messages = events.filter((e: { type: string }) => e.type === "message");
+    expect(messages.map((e: { message: { id: number } }) => e.message.id)).toEqual([sent.id]);
+    expect(messages[0].flags).toEqual([]);
+  });
+});
+
+describe("empty topic names in events", () => {
+  it("shows realm_empty_topic_display_name unless the client has the empty_topic_name capability", async () => {
+    const { other, admin } = s.realm;
+    await createChannel(s, { name: "empty topics", subscribers: [other, admin] });
+    const plain = await register(s, admin, { event_types: ["message"] });
+    const capable = await register(s, admin, { event_types: ["message"], client_capabilities: { notification_settings_null: true, empty_topic_name: true } });
+    expectSuccess(await s.api.post(other, "/messages", { type: "stream", to: "empty topics", topic: "", content: "no topic here" }));
+    const subjectIn = async (queueId: string) => {
+      const { events } = expectSuccess(await s.api.get(admin, "/events", { queue_id: queueId, last_event_id: -1, dont_block: true }));
+      return events.filter((e: { type: string }) => e.type === "message").map((e: { message: { subject: string } }) => e.message.subject);
+    };
+    expect(await subjectIn(plain.queue_id)).toEqual([s.realm.realm.empty_topic_display_name]);
+    expect(s.realm.realm.empty_topic_display_name).toBe("general chat");
+    expect(await subjectIn(capable.queue_id)).toEqual([""]);
   });
 });

@@ -49,9 +49,12 @@ describe("POST /messages to a channel", () => {
     expect(Object.fromEntries(flags)).toEqual({ [owner.id]: 0, [admin.id]: 0, [member.id]: 1, [other.id]: 0 });
     const ch = await s.db.selectFrom("channels").select("first_message_id").where("id", "=", channel.id).executeTakeFirstOrThrow();
     expect(ch.first_message_id).toBe(id);
-    // Events: one per distinct flag set, each to its users, with the message object.
-    const events = published.filter((p) => p.event.type === "message");
+    // Events: one per distinct flag set, each to its users, with the message object;
+    // then one copy for all_public_streams queues (a public channel), addressed to no user.
+    const events = published.filter((p) => p.event.type === "message" && p.audience === undefined);
     expect(events).toHaveLength(2);
+    const publicCopy = published.filter((p) => p.event.type === "message" && p.audience !== undefined);
+    expect(publicCopy.map((p) => [p.userIds, p.audience, p.event.flags])).toEqual([[[], { publicChannelId: channel.id }, []]]);
     const forSender = events.find((e) => e.userIds.includes(member.id))!;
     expect(forSender.userIds).toEqual([member.id]);
     expect(forSender.event.flags).toEqual(["read"]);

@@ -252,3 +252,31 @@ describe("GET /streams/{stream_id}/members", () => {
     expectError(await s.api.get(null, `/streams/${pub.id}/members`), "Not logged in: API authentication or user session required", { status: 401, code: "UNAUTHORIZED" });
   });
 });
+
+describe("peer events never reach the altered users", () => {
+  it("peer_add and peer_remove skip the subscriber, private channels reach subscribers and admins", async () => {
+    const c = await createChannel(s, { name: "peer-private", invite_only: true, subscribers: [s.realm.member] });
+    events.length = 0;
+    expectSuccess(await s.api.post(s.realm.member, "/users/me/subscriptions", { subscriptions: [{ name: "peer-private" }], principals: [s.realm.other.id, s.realm.guest.id] }));
+    const add = events.filter((e) => e.event.op === "peer_add");
+    expect(add).toHaveLength(1);
+    expect(add[0]!.event).toEqual({ type: "subscription", op: "peer_add", stream_ids: [c.id], user_ids: [s.realm.other.id, s.realm.guest.id].sort((a, b) => a - b) });
+    expect(add[0]!.userIds).toEqual([s.realm.owner.id, s.realm.admin.id, s.realm.member.id].sort((a, b) => a - b));
+    events.length = 0;
+    expectSuccess(await s.api.delete(s.realm.guest, "/users/me/subscriptions", { subscriptions: ["peer-private"] }));
+    const remove = events.filter((e) => e.event.op === "peer_remove");
+    expect(remove).toHaveLength(1);
+    expect(remove[0]!.userIds).toEqual([s.realm.owner.id, s.realm.admin.id, s.realm.member.id, s.realm.other.id].sort((a, b) => a - b));
+  });
+
+  it("a public channel with a guest subscriber reaches non-guests and that guest, not the subscriber", async () => {
+    const c = await createChannel(s, { name: "peer-public-guest", subscribers: [s.realm.guest] });
+    events.length = 0;
+    expectSuccess(await s.api.post(s.realm.other, "/users/me/subscriptions", { subscriptions: [{ name: "peer-public-guest" }] }));
+    const add = events.filter((e) => e.event.op === "peer_add");
+    expect(add).toHaveLength(1);
+    expect(add[0]!.event.stream_ids).toEqual([c.id]);
+    expect(add[0]!.userIds).toContain(s.realm.guest.id);
+    expect(add[0]!.userIds).not.toContain(s.realm.other.id);
+  });
+});

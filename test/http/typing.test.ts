@@ -68,7 +68,8 @@ describe("POST /typing (channel)", () => {
     expect(await queuedEvents(s, admin, qAdmin)).toEqual([]);
     expect(await queuedEvents(s, other, legacy)).toEqual([]);
     expectSuccess(await s.api.post(member, "/typing", { type: "stream", op: "stop", stream_id: channel.id, topic: "(no topic)" }));
-    expect(await queuedEvents(s, other, qOther, 0)).toMatchObject([{ op: "stop", topic: "" }]);
+    // "(no topic)" is the empty topic, shown by its display name to clients without empty_topic_name.
+    expect(await queuedEvents(s, other, qOther, 0)).toMatchObject([{ op: "stop", topic: s.realm.realm.empty_topic_display_name }]);
   });
 
   it("checks the channel", async () => {

@@ -280,3 +280,70 @@ describe("GET /users/{email}", () => {
     expect(res.json().allowed_methods).toEqual(["GET", "HEAD"]);
   });
 });
+
+describe("limited guests (can_access_all_users_group)", () => {
+  const limitGuests = async () => {
+    const groups = await s.db.selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", s.realm.realm.id).execute();
+    const membersGroup = groups.find((g) => g.name === "role:members")!.id;
+    await s.db.updateTable("realms").set({ can_access_all_users_group_id: membersGroup }).where("id", "=", s.realm.realm.id).execute();
+  };
+  const restore = () =>
+    s.db.updateTable("realms").set({ can_access_all_users_group_id: s.realm.realm.can_access_all_users_group_id }).where("id", "=", s.realm.realm.id).execute();
+  const subsBefore = async () => s.db.selectFrom("subscriptions").select(["id", "active"]).where("user_id", "=", s.realm.guest.id).execute();
+
+  it("see only themselves, bots, channel peers and DM peers; others are placeholders", async () => {
+    const { guest, other, member, admin, bot } = s.realm;
+    const saved = await subsBefore();
+    await s.db.updateTable("subscriptions").set({ active: 0 }).where("user_id", "=", guest.id).execute();
+    await limitGuests();
+    try {
+      const { createChannel } = await import("../support/channels.js");
+      await createChannel(s, { name: "limited-room", subscribers: [guest, other] });
+      const body = expectSuccess(await s.api.get(guest, "/users"));
+      const byId = new Map(body.members.map((u: any) => [u.user_id, u]));
+      expect((byId.get(other.id) as any).full_name).toBe(other.full_name);
+      expect((byId.get(guest.id) as any).full_name).toBe(guest.full_name);
+      expect((byId.get(bot.id) as any).full_name).toBe(bot.full_name);
+      expect(byId.get(admin.id)).toEqual({
+        email: `user${admin.id}@testserver.local`,
+        user_id: admin.id,
+        avatar_version: 1,
+        is_admin: false,
+        is_owner: false,
+        is_guest: false,
+        is_billing_admin: false,
+        role: 400,
+        is_bot: false,
+        full_name: "Unknown user",
+        timezone: "",
+        is_active: true,
+        date_joined: "1970-01-01T00:00:00+00:00",
+        delivery_email: null,
+        avatar_url: "/static/images/unknown-user-avatar.png",
+        profile_data: {},
+      });
+      // Every user is listed (inaccessible ones as placeholders).
+      const asMember = expectSuccess(await s.api.get(member, "/users"));
+      expect(body.members.map((u: any) => u.user_id)).toEqual(asMember.members.map((u: any) => u.user_id));
+      // One user: inaccessible users are refused.
+      expectError(await s.api.get(guest, `/users/${admin.id}`), "Insufficient permission");
+      expectError(await s.api.get(guest, `/users/user${admin.id}@testserver.local`), "Insufficient permission");
+      expectSuccess(await s.api.get(guest, `/users/${other.id}`));
+      // Members are not limited.
+      expect(expectSuccess(await s.api.get(member, `/users/${admin.id}`)).user.full_name).toBe(admin.full_name);
+      // /register: placeholders, or nothing with user_list_incomplete.
+      const state = expectSuccess(await s.api.post(guest, "/register", { event_types: ["realm_user"] }));
+      expect(state.realm_users.find((u: any) => u.user_id === admin.id).full_name).toBe("Unknown user");
+      const incomplete = expectSuccess(
+        await s.api.post(guest, "/register", { event_types: ["realm_user"], client_capabilities: { notification_settings_null: true, user_list_incomplete: true } }),
+      );
+      expect(incomplete.realm_users.map((u: any) => u.user_id)).not.toContain(admin.id);
+      expect(incomplete.realm_users.map((u: any) => u.user_id)).toContain(other.id);
+    } finally {
+      await restore();
+      for (const row of saved) await s.db.updateTable("subscriptions").set({ active: row.active }).where("id", "=", row.id).execute();
+    }
+    // With the default group (role:everyone) the guest sees everyone again.
+    expect(expectSuccess(await s.api.get(guest, `/users/${admin.id}`)).user.full_name).toBe(admin.full_name);
+  });
+});

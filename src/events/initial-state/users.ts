@@ -5,7 +5,7 @@ import { toApiUser } from "../../api-records/user.js";
 import { avatarUrl } from "../../lib/avatar.js";
 import { profileDataByUser } from "../../lib/custom-profile-fields.js";
 import { isAdmin, isGuest, isModerator, isOwner } from "../../lib/roles.js";
-import { apiEmail } from "../../lib/users.js";
+import { accessibleUserIds, apiEmail, canAccessUserIn, inaccessibleUserRecord } from "../../lib/users.js";
 import type { StateFetcher } from "./types.js";
 
 export const fetchRealmUserState: StateFetcher = async (sc, state) => {
@@ -14,15 +14,15 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
   const fields = await listProfileFields(ctx.db, realm.id);
   const values = await profileValuesForUsers(ctx.db, realm.id);
   const profiles = profileDataByUser(values, new Map(fields.map((f) => [f.id, f.field_type])));
-  const records = users.map((u) =>
-    toApiUser(u, {
-      requester: user,
-      realmHost: sc.host,
-      clientHashAvatar: sc.opts.clientHashavatar,
-      profileData: u.is_bot ? undefined : (profiles.get(u.id) ?? {}),
-      shape: "list",
-    }),
-  );
+  // A limited guest gets placeholders for users they cannot access, or nothing for them
+  // with the user_list_incomplete capability (upstream get_users_for_api).
+  const accessible = await accessibleUserIds(ctx.db, user);
+  const omitInaccessible = sc.opts.clientCapabilities.user_list_incomplete === true;
+  const records = users.flatMap((u): Array<Record<string, unknown>> => {
+    if (!canAccessUserIn(accessible, u)) return omitInaccessible ? [] : [inaccessibleUserRecord(u.id, sc.host)];
+    const profileData = u.is_bot ? undefined : (profiles.get(u.id) ?? {});
+    return [toApiUser(u, { requester: user, realmHost: sc.host, clientHashAvatar: sc.opts.clientHashavatar, profileData, shape: "list" })];
+  });
   state.realm_users = records.filter((r) => r.is_active === true);
   state.realm_non_active_users = records.filter((r) => r.is_active !== true);
   state.cross_realm_bots = [];

@@ -85,8 +85,17 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
   return { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state };
 }
 
-function queueOptions(req: AuthedRequest, o: Omit<QueueOptions, "userId" | "realmId" | "clientName">): QueueOptions {
-  return { ...o, userId: req.user.id, realmId: req.realm.id, clientName: req.clientName };
+function queueOptions(
+  req: AuthedRequest,
+  o: Omit<QueueOptions, "userId" | "realmId" | "clientName" | "emptyTopicDisplayName">,
+): QueueOptions {
+  return {
+    ...o,
+    userId: req.user.id,
+    realmId: req.realm.id,
+    clientName: req.clientName,
+    emptyTopicDisplayName: req.realm.empty_topic_display_name,
+  };
 }
 
 /** GET /api/v1/events */

@@ -4,7 +4,14 @@ import type { Realm, User } from "../../db/schema.js";
 import { listRealmUsers, maxMessageIdForUser } from "../../db/queries/users.js";
 import { toApiUser, type ProfileData } from "../../api-records/user.js";
 import { loadProfileData } from "../../lib/custom-profile-fields.js";
-import { accessUserByEmailForRead, accessUserById, type Requester } from "../../lib/users.js";
+import {
+  accessibleUserIds,
+  accessUserByEmailForRead,
+  accessUserById,
+  canAccessUserIn,
+  inaccessibleUserRecord,
+  type Requester,
+} from "../../lib/users.js";
 import { p, v } from "../params/kinds.js";
 import { parseParams, pathInt } from "../params/parse.js";
 import { realmHost } from "../realm-host.js";
@@ -66,7 +73,11 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
     if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
   }
   const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
-  return { members: await userRecords(req, users, opts, params.user_ids === undefined) };
+  // A limited guest gets upstream's placeholder record for each user they cannot access.
+  const accessible = req.user === null ? null : await accessibleUserIds(req.ctx.db, req.user);
+  const records = await userRecords(req, users.filter((u) => canAccessUserIn(accessible, u)), opts, params.user_ids === undefined);
+  const byId = new Map(records.map((r) => [r.user_id as number, r]));
+  return { members: users.map((u) => byId.get(u.id) ?? inaccessibleUserRecord(u.id, hostOf(req))) };
 }
 
 /** GET /api/v1/users/{user_id} */
