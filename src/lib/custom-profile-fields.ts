@@ -6,7 +6,7 @@ import { ApiError } from "../errors.js";
 import { renderMarkdown, type MarkdownLookups } from "./markdown/index.js";
 import type { CustomProfileField } from "../db/schema.js";
 import type { ProfileData } from "../api-records/user.js";
-import { listProfileFields, profileValuesForUsers, type ProfileValueRow } from "../db/queries/custom-profile-fields.js";
+import { listProfileFields, profileValuesForUsers, profileValuesOfUserWithTypes, type ProfileValueRow } from "../db/queries/custom-profile-fields.js";
 import type { Queryable } from "../db/tx.js";
 
 export const FieldType = {
@@ -282,6 +282,12 @@ export async function loadProfileData(db: Queryable, realmId: number, userIds?: 
   const fields = await listProfileFields(db, realmId);
   const rows = await profileValuesForUsers(db, realmId, userIds);
   return profileDataByUser(rows, new Map(fields.map((f) => [f.id, f.field_type])));
+}
+
+/** One user's profile data (GET /users/me): a single query joining values to their fields. */
+export async function loadOwnProfileData(db: Queryable, realmId: number, userId: number): Promise<ProfileData> {
+  const rows = await profileValuesOfUserWithTypes(db, realmId, userId);
+  return profileDataByUser(rows, new Map(rows.map((r) => [r.field_id, r.field_type]))).get(userId) ?? {};
 }
 
 /** Upstream checks the profile-summary limit before anything else about a new field. */

@@ -1,6 +1,7 @@
 /** Custom profile fields (per realm) and users' values for them. */
 import type { CustomProfileField } from "../schema.js";
 import type { Queryable } from "../tx.js";
+import { compiledOnce } from "../compiled.js";
 
 export async function listProfileFields(db: Queryable, realmId: number): Promise<CustomProfileField[]> {
   return db.selectFrom("custom_profile_fields").selectAll().where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
@@ -50,6 +51,17 @@ export async function profileValuesForUsers(db: Queryable, realmId: number, user
   }
   return q.orderBy("field_id").execute();
 }
+
+/** One user's profile values with each field's type, in one precompiled query (GET /users/me). */
+export const profileValuesOfUserWithTypes = compiledOnce((db, realmId: number, userId: number) =>
+  db
+    .selectFrom("custom_profile_field_values as v")
+    .innerJoin("custom_profile_fields as f", "f.id", "v.field_id")
+    .select(["v.user_id", "v.field_id", "v.value", "v.rendered_value", "f.field_type"])
+    .where("v.realm_id", "=", realmId)
+    .where("v.user_id", "=", userId)
+    .orderBy("v.field_id"),
+);
 
 export async function findProfileValue(db: Queryable, userId: number, fieldId: number): Promise<ProfileValueRow | undefined> {
   return db

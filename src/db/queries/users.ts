@@ -1,11 +1,15 @@
 import type { Realm, User, UserUpdate } from "../schema.js";
 import type { Queryable } from "../tx.js";
+import { compiledOnce } from "../compiled.js";
 
-/** The user owning an API key, with their realm, in one query (the hot auth path). */
+const userByApiKey = compiledOnce((db, apiKey: string) => db.selectFrom("users").selectAll().where("api_key", "=", apiKey));
+const realmById = compiledOnce((db, id: number) => db.selectFrom("realms").selectAll().where("id", "=", id));
+
+/** The user owning an API key, with their realm (the hot auth path: two precompiled lookups). */
 export async function findUserByApiKey(db: Queryable, apiKey: string): Promise<{ user: User; realm: Realm } | undefined> {
-  const user = await db.selectFrom("users").selectAll().where("api_key", "=", apiKey).executeTakeFirst();
+  const [user] = await userByApiKey(db, apiKey);
   if (!user) return undefined;
-  const realm = await db.selectFrom("realms").selectAll().where("id", "=", user.realm_id).executeTakeFirstOrThrow();
+  const [realm] = await realmById(db, user.realm_id);
   return { user, realm };
 }
 
@@ -33,13 +37,16 @@ export async function listRealmUsers(db: Queryable, realmId: number, ids?: reado
 }
 
 /** Highest message id the user has a personal row for; -1 when none (one query). */
-export async function maxMessageIdForUser(db: Queryable, realmId: number, userId: number): Promise<number> {
-  const row = await db
+const maxMessageIdQuery = compiledOnce((db, realmId: number, userId: number) =>
+  db
     .selectFrom("user_messages")
     .select((eb) => eb.fn.max("message_id").as("max_id"))
     .where("realm_id", "=", realmId)
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
+    .where("user_id", "=", userId),
+);
+
+export async function maxMessageIdForUser(db: Queryable, realmId: number, userId: number): Promise<number> {
+  const [row] = await maxMessageIdQuery(db, realmId, userId);
   const max = row?.max_id;
   return max === null || max === undefined ? -1 : Number(max);
 }

@@ -3,7 +3,7 @@ import { ApiError, UnauthorizedError } from "../../errors.js";
 import type { Realm, User } from "../../db/schema.js";
 import { listRealmUsers, maxMessageIdForUser } from "../../db/queries/users.js";
 import { toApiUser, type ProfileData } from "../../api-records/user.js";
-import { loadProfileData } from "../../lib/custom-profile-fields.js";
+import { loadOwnProfileData, loadProfileData } from "../../lib/custom-profile-fields.js";
 import {
   accessibleUserIds,
   accessUserByEmailForRead,
@@ -55,7 +55,7 @@ const recordParams = () => ({
 /** GET /api/v1/users/me */
 async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
   const user = req.user;
-  const profiles = user.is_bot ? undefined : ((await loadProfileData(req.ctx.db, req.realm.id, [user.id])).get(user.id) ?? {});
+  const profiles = user.is_bot ? undefined : await loadOwnProfileData(req.ctx.db, req.realm.id, user.id);
   const record = toApiUser(user, { requester: user, realmHost: hostOf(req), clientHashAvatar: false, profileData: profiles, shape: "own" });
   return { ...record, max_message_id: await maxMessageIdForUser(req.ctx.db, req.realm.id, user.id) };
 }
