@@ -4,7 +4,7 @@
  * server_typing_started_expiry_period_milliseconds (register), as upstream.
  */
 import type { AppContext } from "../context.js";
-import type { Channel, Message, Realm, User } from "../db/schema.js";
+import type { Channel, Message, Realm, User, UserCard } from "../db/schema.js";
 import { subscriberIdsByChannel } from "../db/queries/subscriptions.js";
 import { activeMessageHolderIds } from "../db/queries/typing.js";
 import { realmHost } from "../http/realm-host.js";
@@ -15,7 +15,7 @@ export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
 
 export type TypingOp = "start" | "stop";
 
-function person(user: User, host: string) {
+function person(user: UserCard, host: string) {
   return { user_id: user.id, email: apiEmail(user, host) };
 }
 
@@ -24,7 +24,7 @@ function person(user: User, host: string) {
  * sender last when added). Every participant appears in `recipients`, but only active
  * ones are notified: the notice reveals nothing they cannot already see.
  */
-export function doSendDirectTyping(ctx: AppContext, realm: Realm, sender: User, participants: readonly User[], op: TypingOp): void {
+export function doSendDirectTyping(ctx: AppContext, realm: Realm, sender: User, participants: readonly UserCard[], op: TypingOp): void {
   const host = realmHost(realm.string_id, ctx.config.externalHost);
   const event = {
     type: "typing",

@@ -2,7 +2,7 @@
  * toApiUser: a users row → the API user record (spec 2.5), as the requester may see it.
  * Pure: everything it needs (profile values, the requester) is passed in.
  */
-import type { User } from "../db/schema.js";
+import type { UserCard } from "../db/schema.js";
 import { AVATAR_SOURCE_HASH, avatarUrl } from "../lib/avatar.js";
 import { isAdmin, isGuest, isOwner } from "../lib/roles.js";
 import { apiEmail, canSeeDeliveryEmail, type Requester } from "../lib/users.js";
@@ -27,12 +27,12 @@ export interface UserView {
   shape?: "own" | "list";
 }
 
-/** ISO 8601 with an explicit +00:00 offset and no fractional part when it is zero. */
+/** ISO 8601 with an explicit +00:00 offset; times are whole seconds, so no fractional part. */
 export function isoTimestamp(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "Z").replace(/Z$/, "+00:00");
+  return `${new Date(Math.floor(seconds) * 1000).toISOString().slice(0, 19)}+00:00`;
 }
 
-export function toApiUser(user: User, view: UserView): Record<string, unknown> {
+export function toApiUser(user: UserCard, view: UserView): Record<string, unknown> {
   const own = view.shape === "own";
   const seesEmail = canSeeDeliveryEmail(view.requester, user);
   const hideAvatar = !own && view.clientHashAvatar && seesEmail && user.avatar_source === AVATAR_SOURCE_HASH;

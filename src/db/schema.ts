@@ -439,6 +439,30 @@ export type Realm = Selectable<RealmTable>;
 export type User = Selectable<UserTable>;
 export type NewUser = Insertable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
+/**
+ * The columns a user record (toApiUser) is made of: listing every user reads only these,
+ * never credentials, and wide rows cost per column on SQLite.
+ */
+export const USER_CARD_COLUMNS = [
+  "id",
+  "realm_id",
+  "delivery_email",
+  "full_name",
+  "role",
+  "is_active",
+  "is_bot",
+  "bot_type",
+  "bot_owner_id",
+  "timezone",
+  "avatar_source",
+  "avatar_version",
+  "date_joined",
+  "email_address_visibility",
+  "presence_enabled",
+] as const satisfies ReadonlyArray<keyof User>;
+
+export type UserCard = Pick<User, (typeof USER_CARD_COLUMNS)[number]>;
+
 export type Channel = Selectable<ChannelTable>;
 export type Message = Selectable<MessageTable>;
 export type CustomProfileField = Selectable<CustomProfileFieldTable>;

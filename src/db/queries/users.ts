@@ -1,4 +1,4 @@
-import type { Realm, User, UserUpdate } from "../schema.js";
+import { USER_CARD_COLUMNS, type Realm, type User, type UserCard, type UserUpdate } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { compiledOnce } from "../compiled.js";
 
@@ -27,13 +27,19 @@ export async function findUserByDeliveryEmail(db: Queryable, realmId: number, em
 }
 
 /** Users of the realm (active and deactivated, humans and bots), optionally only the given ids. */
-export async function listRealmUsers(db: Queryable, realmId: number, ids?: readonly number[]): Promise<User[]> {
-  let q = db.selectFrom("users").selectAll().where("realm_id", "=", realmId);
+/** The realm's users (or those of `ids`), as cards, by id. */
+export async function listRealmUsers(db: Queryable, realmId: number, ids?: readonly number[]): Promise<UserCard[]> {
+  let q = db.selectFrom("users").select(USER_CARD_COLUMNS).where("realm_id", "=", realmId);
   if (ids !== undefined) {
     if (ids.length === 0) return [];
     q = q.where("id", "in", [...ids]);
   }
   return q.orderBy("id").execute();
+}
+
+/** The realm's bots as full rows (their API keys go to the administrators' /register). */
+export async function listRealmBots(db: Queryable, realmId: number): Promise<User[]> {
+  return db.selectFrom("users").selectAll().where("realm_id", "=", realmId).where("is_bot", "=", 1).orderBy("id").execute();
 }
 
 /** Highest message id the user has a personal row for; -1 when none (one query). */

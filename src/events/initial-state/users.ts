@@ -1,5 +1,5 @@
 /** realm_users, realm_non_active_users, realm_bots and the caller's own identity keys. */
-import { listRealmUsers } from "../../db/queries/users.js";
+import { listRealmBots, listRealmUsers } from "../../db/queries/users.js";
 import { listProfileFields, profileValuesForUsers } from "../../db/queries/custom-profile-fields.js";
 import { toApiUser } from "../../api-records/user.js";
 import { avatarUrl } from "../../lib/avatar.js";
@@ -46,8 +46,8 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
 /** Bots the caller administers: every bot for administrators, their own otherwise. */
 export const fetchRealmBotState: StateFetcher = async (sc, state) => {
   const { ctx, realm, user } = sc;
-  const bots = (await listRealmUsers(ctx.db, realm.id)).filter(
-    (u) => u.is_bot === 1 && u.is_active === 1 && (isAdmin(user) || u.bot_owner_id === user.id),
+  const bots = (await listRealmBots(ctx.db, realm.id)).filter(
+    (u) => u.is_active === 1 && (isAdmin(user) || u.bot_owner_id === user.id),
   );
   state.realm_bots = bots.map((b) => ({
     user_id: b.id,

@@ -2,7 +2,7 @@
 import { doSendChannelTyping, doSendDirectTyping, doSendEditTyping } from "../../actions/typing.js";
 import { nowSeconds } from "../../context.js";
 import { listRealmUsers } from "../../db/queries/users.js";
-import type { User } from "../../db/schema.js";
+import type { UserCard } from "../../db/schema.js";
 import { ApiError } from "../../errors.js";
 import { accessChannelById } from "../../lib/channels.js";
 import { accessMessage } from "../../lib/message-access.js";
@@ -37,7 +37,7 @@ async function setTypingStatus(req: AuthedRequest): Promise<ViewResult> {
   const ids = params.to.includes(req.user.id) ? [...params.to] : [...params.to, req.user.id];
   const users = new Map((await listRealmUsers(req.ctx.db, req.realm.id, [...new Set(ids)])).map((u) => [u.id, u]));
   // Any unknown id rejects the whole request (a partial list would name the wrong conversation).
-  const participants: User[] = [];
+  const participants: UserCard[] = [];
   for (const id of ids) {
     const user = users.get(id);
     if (!user) throw new ApiError(`Invalid user ID ${id}`);

@@ -1,6 +1,6 @@
 /** Reading users: GET /users/me, GET /users, GET /users/{id}, GET /users/{email}. */
 import { ApiError, UnauthorizedError } from "../../errors.js";
-import type { Realm, User } from "../../db/schema.js";
+import type { Realm, UserCard } from "../../db/schema.js";
 import { listRealmUsers, maxMessageIdForUser } from "../../db/queries/users.js";
 import { toApiUser, type ProfileData } from "../../api-records/user.js";
 import { loadOwnProfileData, loadProfileData } from "../../lib/custom-profile-fields.js";
@@ -29,7 +29,7 @@ interface RecordOptions {
 }
 
 /** Records for several users: profile values are loaded in one query, never per user. */
-async function userRecords(req: ApiRequest, users: User[], opts: RecordOptions, allOfRealm: boolean) {
+async function userRecords(req: ApiRequest, users: UserCard[], opts: RecordOptions, allOfRealm: boolean) {
   const requester: Requester | null = req.user;
   // Spectators never get custom profile data.
   const withProfile = opts.includeProfile && requester !== null;
