@@ -205,7 +205,7 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
       readBySender,
       topicParticipants: participants,
     });
-    const messageId = await insertMessage(tx, {
+    const message = await insertMessage(tx, {
       realm_id: realm.id,
       sender_id: sender.id,
       recipient_id: recipientId!,
@@ -219,18 +219,21 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
       has_image: rendered.hasImage ? 1 : 0,
       has_link: rendered.hasLink ? 1 : 0,
     });
+    const messageId = message.id;
     await insertUserMessages(
       tx,
       [...flagsByUser].map(([user_id, flags]) => ({ realm_id: realm.id, user_id, message_id: messageId, flags })),
     );
     if (channel && channel.first_message_id === null) await setFirstMessageIdIfNull(tx, realm.id, channel.id, messageId);
 
-    const message = await tx.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirstOrThrow();
+    // A new message has no reactions, submessages or edits yet; the linkifiers are the rendering's.
     const [wire] = await buildMessageRecords(tx, realm, host, [{ message, flags: null }], {
       applyMarkdown: true,
       clientHashavatar: false,
       allowEmptyTopicName: true,
       withFlags: false,
+      isNew: true,
+      linkifiers: rendered.linkifiers,
     });
     // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
     // grouped by their flags so each user gets their own flags.

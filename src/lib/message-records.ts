@@ -20,6 +20,7 @@ import {
   type SubmessageRow,
 } from "../db/queries/messages.js";
 import { toApiMessage, type MessageRecordOptions } from "../api-records/message.js";
+import type { MarkdownLookups } from "./markdown/index.js";
 import type { Message } from "../db/schema.js";
 import { DEFAULT_HISTORICAL_FLAGS, flagsToList } from "./message-flags.js";
 import { loadTopicLinker } from "./message-render.js";
@@ -47,7 +48,13 @@ export async function buildMessageRecords(
   realm: Realm,
   host: string,
   items: readonly MessageWithFlags[],
-  opts: MessageRecordOptions & { withFlags: boolean },
+  opts: MessageRecordOptions & {
+    withFlags: boolean;
+    /** Messages just sent: no reactions, submessages or edits to load. */
+    isNew?: boolean;
+    /** The realm's linkifiers, when the caller already has them. */
+    linkifiers?: MarkdownLookups["linkifiers"];
+  },
 ): Promise<Array<Record<string, unknown>>> {
   if (items.length === 0) return [];
   const messages = items.map((i) => i.message);
@@ -63,18 +70,20 @@ export async function buildMessageRecords(
     realm.id,
     recipients.filter((r) => r.type === RECIPIENT_DM_GROUP).map((r) => r.type_id),
   );
-  const [reactions, submessages, edits] = await Promise.all([
-    reactionsForMessages(db, realm.id, ids),
-    submessagesForMessages(db, realm.id, ids),
-    editsForMessages(db, realm.id, ids),
-  ]);
+  const [reactions, submessages, edits] = opts.isNew
+    ? [[], [], []]
+    : await Promise.all([
+        reactionsForMessages(db, realm.id, ids),
+        submessagesForMessages(db, realm.id, ids),
+        editsForMessages(db, realm.id, ids),
+      ]);
   const userIds = new Set<number>(messages.map((m) => m.sender_id));
   for (const r of recipients) if (r.type === RECIPIENT_PERSONAL) userIds.add(r.type_id);
   for (const members of groups.values()) for (const id of members) userIds.add(id);
   const users = new Map<number, User>((await usersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
   const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
   const channels = new Map<number, Channel>((await findChannelsByIds(db, realm.id, channelIds)).map((c) => [c.id, c]));
-  const topicLinks = await loadTopicLinker(db, realm);
+  const topicLinks = await loadTopicLinker(db, realm, opts.linkifiers);
   const reactionsBy = groupBy<ReactionRow>(reactions, (r) => r.message_id);
   const submessagesBy = groupBy<SubmessageRow>(submessages, (r) => r.message_id);
   const editsBy = groupBy<MessageEditRow>(edits, (r) => r.message_id);

@@ -18,6 +18,8 @@ export interface RenderedContent {
   isMeMessage: boolean;
   hasLink: boolean;
   hasImage: boolean;
+  /** The realm's linkifiers as loaded for this rendering (reused for topic links). */
+  linkifiers: MarkdownLookups["linkifiers"];
 }
 
 /** The lookups for rendering this content in this realm (one query per table). */
@@ -57,8 +59,10 @@ export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string,
 /** Renders content as the realm's users would see it. */
 /** `realmUrl` is the organization's URL (links to it become relative). */
 export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<RenderedContent> {
-  const r = renderMarkdown(content, await loadLookups(db, realm, realmUrl, content));
+  const lookups = await loadLookups(db, realm, realmUrl, content);
+  const r = renderMarkdown(content, lookups);
   return {
+    linkifiers: lookups.linkifiers,
     html: r.html,
     mentionedUserIds: r.mentionedUserIds,
     mentionedGroupIds: r.mentionedGroupIds,
@@ -71,7 +75,11 @@ export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl
 }
 
 /** Topic links (linkifiers and raw URLs in the topic), with the realm's linkifiers loaded once. */
-export async function loadTopicLinker(db: Queryable, realm: Realm): Promise<(topic: string) => Array<{ text: string; url: string }>> {
-  const linkifiers = await linkifiersOfRealm(db, realm.id);
+export async function loadTopicLinker(
+  db: Queryable,
+  realm: Realm,
+  known?: MarkdownLookups["linkifiers"],
+): Promise<(topic: string) => Array<{ text: string; url: string }>> {
+  const linkifiers = known ?? (await linkifiersOfRealm(db, realm.id));
   return (topic) => topicLinks(topic, linkifiers);
 }

@@ -9,9 +9,9 @@ export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
 export const RECIPIENT_DM_GROUP = 3;
 
-export async function insertMessage(db: Queryable, row: Insertable<MessageTable>): Promise<number> {
-  const { id } = await db.insertInto("messages").values(row).returning("id").executeTakeFirstOrThrow();
-  return id;
+/** Inserts a message and returns the stored row. */
+export async function insertMessage(db: Queryable, row: Insertable<MessageTable>): Promise<Message> {
+  return db.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** One INSERT for all the per-user rows of a message. */
