@@ -12,7 +12,6 @@ import { sendEventOnCommit } from "../events/send.js";
 import { subscriberIdsByChannel, subscribedChannelIds } from "../db/queries/subscriptions.js";
 import {
   alertWordsOfUsers,
-  groupMemberIdsRecursive,
   insertMessage,
   insertUserMessages,
   setFirstMessageIdIfNull,
@@ -20,7 +19,7 @@ import {
   topicParticipantIds,
   usersByIds,
 } from "../db/queries/messages.js";
-import { groupIdsContainingUser, systemGroupIds } from "../db/queries/user-groups.js";
+import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
 import { realmHost, realmUrl } from "../http/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
 import { normalizeContent } from "../lib/message-content.js";

@@ -6,6 +6,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { accessibleUserIds } from "./users.js";
 import { userIdsSharingChannels } from "../db/queries/presence.js";
+import { groupMemberIdsRecursive } from "../db/queries/user-groups.js";
 
 /** Clients report presence about this often (register: server_presence_ping_interval_seconds). */
 export const PRESENCE_PING_INTERVAL_SECONDS = 60;
@@ -34,34 +35,6 @@ export async function presenceVisibleUserIds(db: Queryable, _realm: Realm, viewe
   return accessibleUserIds(db, viewer);
 }
 
-/** Members of a group, directly or through subgroups (two queries). */
-async function groupMemberIds(db: Queryable, realmId: number, groupId: number): Promise<Set<number>> {
-  const edges = await db
-    .selectFrom("user_group_subgroups")
-    .select(["supergroup_id", "subgroup_id"])
-    .where("realm_id", "=", realmId)
-    .execute();
-  const groups = new Set([groupId]);
-  let frontier = [groupId];
-  while (frontier.length > 0) {
-    const next: number[] = [];
-    for (const e of edges) {
-      if (frontier.includes(e.supergroup_id) && !groups.has(e.subgroup_id)) {
-        groups.add(e.subgroup_id);
-        next.push(e.subgroup_id);
-      }
-    }
-    frontier = next;
-  }
-  const rows = await db
-    .selectFrom("user_group_members")
-    .select("user_id")
-    .where("realm_id", "=", realmId)
-    .where("group_id", "in", [...groups])
-    .execute();
-  return new Set(rows.map((r) => r.user_id));
-}
-
 /**
  * Which of `candidateIds` may see `subject`: members of can_access_all_users_group,
  * plus users sharing a channel with the subject, plus the subject.
@@ -74,7 +47,7 @@ export async function usersWhoCanAccessUser(
 ): Promise<number[]> {
   const groupId = realm.can_access_all_users_group_id;
   if (groupId === null) return [...candidateIds];
-  const everyone = await groupMemberIds(db, realm.id, groupId);
+  const everyone = (await groupMemberIdsRecursive(db, realm.id, [groupId])).get(groupId) ?? new Set<number>();
   if (candidateIds.every((id) => everyone.has(id))) return [...candidateIds];
   const sharing = new Set(await userIdsSharingChannels(db, realm.id, subjectId));
   return candidateIds.filter((id) => id === subjectId || everyone.has(id) || sharing.has(id));

@@ -222,40 +222,6 @@ export async function oldestMessageIdInChannel(db: Queryable, realmId: number, c
   return row?.min_id ?? null;
 }
 
-/** Active member ids of the groups, including members of their subgroups (recursively). */
-export async function groupMemberIdsRecursive(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {
-  const out = new Map<number, Set<number>>();
-  if (groupIds.length === 0) return out;
-  const edges = await db.selectFrom("user_group_subgroups").select(["supergroup_id", "subgroup_id"]).where("realm_id", "=", realmId).execute();
-  const closure = new Map<number, Set<number>>();
-  for (const g of groupIds) {
-    const seen = new Set<number>([g]);
-    let frontier = [g];
-    while (frontier.length > 0) {
-      const next: number[] = [];
-      for (const e of edges) {
-        if (frontier.includes(e.supergroup_id) && !seen.has(e.subgroup_id)) {
-          seen.add(e.subgroup_id);
-          next.push(e.subgroup_id);
-        }
-      }
-      frontier = next;
-    }
-    closure.set(g, seen);
-  }
-  const all = [...new Set([...closure.values()].flatMap((s) => [...s]))];
-  const members = await db
-    .selectFrom("user_group_members")
-    .innerJoin("users", "users.id", "user_group_members.user_id")
-    .select(["user_group_members.group_id", "user_group_members.user_id"])
-    .where("user_group_members.realm_id", "=", realmId)
-    .where("user_group_members.group_id", "in", all)
-    .where("users.is_active", "=", 1)
-    .execute();
-  for (const [g, sub] of closure) out.set(g, new Set(members.filter((m) => sub.has(m.group_id)).map((m) => m.user_id)));
-  return out;
-}
-
 /** Largest id an integer column can hold; anchors beyond it are clamped in queries. */
 const MAX_INT_ID = 2147483647;
 
