@@ -5,7 +5,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { accessibleUserIds } from "./users.js";
-import { userIdsSharingChannels } from "../db/queries/presence.js";
+import { userIdsSharingChannelSubscriptions } from "../db/queries/user-access.js";
 import { groupMemberIdsRecursive } from "../db/queries/user-groups.js";
 
 /** Clients report presence about this often (register: server_presence_ping_interval_seconds). */
@@ -49,6 +49,6 @@ export async function usersWhoCanAccessUser(
   if (groupId === null) return [...candidateIds];
   const everyone = (await groupMemberIdsRecursive(db, realm.id, [groupId])).get(groupId) ?? new Set<number>();
   if (candidateIds.every((id) => everyone.has(id))) return [...candidateIds];
-  const sharing = new Set(await userIdsSharingChannels(db, realm.id, subjectId));
+  const sharing = new Set(await userIdsSharingChannelSubscriptions(db, realm.id, subjectId));
   return candidateIds.filter((id) => id === subjectId || everyone.has(id) || sharing.has(id));
 }

@@ -63,7 +63,7 @@ export async function recomputeFirstMessageId(db: Queryable, realmId: number, ch
     .where("realm_id", "=", realmId)
     .where("channel_id", "=", channelId)
     .executeTakeFirst();
-  const first = row?.min_id ?? null;
+  const first = row?.min_id ?? null; // the oldest remaining message
   await db.updateTable("channels").set({ first_message_id: first }).where("realm_id", "=", realmId).where("id", "=", channelId).execute();
   return first;
 }

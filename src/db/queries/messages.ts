@@ -1,6 +1,5 @@
 /** Message rows and their per-user rows, recipients and direct-message groups. Realm-scoped. */
 import type { Insertable, Selectable } from "kysely";
-import { sql } from "kysely";
 import type { Message, MessageTable, Recipient, User } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { lower } from "../dialect.js";
@@ -209,17 +208,6 @@ export async function setFirstMessageIdIfNull(db: Queryable, realmId: number, ch
     .where("id", "=", channelId)
     .where("first_message_id", "is", null)
     .execute();
-}
-
-/** Lowest message id in a channel (after deletions). */
-export async function oldestMessageIdInChannel(db: Queryable, realmId: number, channelId: number): Promise<number | null> {
-  const row = await db
-    .selectFrom("messages")
-    .select(sql<number | null>`min(id)`.as("min_id"))
-    .where("realm_id", "=", realmId)
-    .where("channel_id", "=", channelId)
-    .executeTakeFirst();
-  return row?.min_id ?? null;
 }
 
 /** Largest id an integer column can hold; anchors beyond it are clamped in queries. */

@@ -116,20 +116,3 @@ export async function activeRealmUserIds(db: Queryable, realmId: number): Promis
   const rows = await db.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
   return rows.map((r) => r.id);
 }
-
-/** Users sharing an active channel subscription with the user (for limited user access). */
-export async function userIdsSharingChannels(db: Queryable, realmId: number, userId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom("subscriptions as mine")
-    .innerJoin("recipients", "recipients.id", "mine.recipient_id")
-    .innerJoin("subscriptions as theirs", "theirs.recipient_id", "mine.recipient_id")
-    .select("theirs.user_id")
-    .distinct()
-    .where("mine.realm_id", "=", realmId)
-    .where("mine.user_id", "=", userId)
-    .where("mine.active", "=", 1)
-    .where("recipients.type", "=", 2)
-    .where("theirs.active", "=", 1)
-    .execute();
-  return rows.map((r) => r.user_id);
-}
