@@ -31,6 +31,8 @@ import { loadTopicLinker, renderMessageContent } from "../lib/message-render.js"
 import { isGuest, isModerator } from "../lib/roles.js";
 import { checkTopicCharacters, LEGACY_NO_TOPIC, RESOLVED_TOPIC_PREFIX, truncateTopic } from "../lib/topics.js";
 import { checkCanSendMessageGroup, checkMentionsAllowed, computeFlags, userInGroup } from "./messages.js";
+import { internalSendMessage, type InternalMessage } from "./internal-messages.js";
+import { moveNotices } from "./message-move-notices.js";
 
 export type PropagateMode = "change_one" | "change_later" | "change_all";
 
@@ -39,6 +41,10 @@ export interface EditMessageInput {
   topic?: string;
   propagateMode: PropagateMode;
   content?: string;
+  /** Notification-bot notice in the old topic about a move (API default false). */
+  notifyOldThread?: boolean;
+  /** Notification-bot notice in the new topic about a move (API default true). */
+  notifyNewThread?: boolean;
 }
 
 /** Extra seconds allowed past the realm's limits (clients may show a slightly stale countdown). */
@@ -47,7 +53,7 @@ const RENDERED_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned 
 
 /** Edits a message's content, topic and/or channel. */
 export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, messageId: number, input: EditMessageInput): Promise<void> {
-  await withTransaction(ctx.db, async (tx) => {
+  const notices = await withTransaction(ctx.db, async (tx): Promise<InternalMessage[]> => {
     const { message, channel: origChannel, subscribed } = await accessMessage(tx, user, messageId, { modifying: true });
     const now = nowSeconds(ctx);
     let content = input.content;
@@ -226,7 +232,29 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
     if (channelId !== undefined && origChannel) {
       await updateFirstMessageIds(tx, ctx, realm, [origChannel, targetChannel!]);
     }
+    if (!moving || !origChannel) return [];
+    return moveNotices(tx, {
+      realm,
+      realmUrl: realmUrl(realm.string_id, ctx.config.externalHost),
+      actor: user,
+      targetMessage: message,
+      origChannel,
+      origTopic,
+      targetChannel: targetChannel!,
+      targetTopic,
+      movedIds,
+      propagateMode: input.propagateMode,
+      channelEdited: channelId !== undefined,
+      topicEdited: topic !== undefined,
+      contentEdited: content !== undefined,
+      topicResolved,
+      topicUnresolved,
+      notifyOldThread: input.notifyOldThread ?? false,
+      notifyNewThread: input.notifyNewThread ?? true,
+    });
   });
+  // The notification bot's notices, once the move is committed (upstream's order).
+  for (const notice of notices) await internalSendMessage(ctx, realm, notice);
 }
 
 /** Recomputes mention and alert-word flags of a message's rows after a content edit. */

@@ -29,6 +29,7 @@ import { buildMessageRecords } from "../lib/message-records.js";
 import { usesClientHashAvatar } from "../api-records/message.js";
 import { truncateTopic } from "../lib/topics.js";
 import { isGuest } from "../lib/roles.js";
+import { isNotificationBot } from "../lib/notification-bot.js";
 
 export type SendTarget = { kind: "channel"; channel: ChannelIndicator; topic: string } | { kind: "direct"; recipients: User[] };
 
@@ -39,6 +40,10 @@ export interface SendMessageInput {
   readBySender?: boolean;
   localId?: string;
   queueId?: string;
+  /** Recipients whose copy is marked read (upstream mark_as_read, e.g. the acting user of a notice). */
+  markReadFor?: readonly number[];
+  /** When given, only these recipients get it unread (upstream limit_unread_user_ids). */
+  unreadOnlyFor?: ReadonlySet<number>;
 }
 
 /** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
@@ -56,12 +61,13 @@ export async function checkCanSendMessageGroup(db: Queryable, sender: User, chan
   }
 }
 
-/** Upstream access_stream_for_send_message. */
-async function checkCanSendToChannel(db: Queryable, sender: User, channel: Channel): Promise<void> {
+/** Upstream access_stream_for_send_message; the realm's system bot may post in any active channel. */
+async function checkCanSendToChannel(db: Queryable, sender: User, channel: Channel, systemBot: boolean): Promise<void> {
   const owner = sender.is_bot && sender.bot_owner_id !== null ? sender.bot_owner_id : null;
-  await checkCanSendMessageGroup(db, sender, channel);
+  if (!systemBot) await checkCanSendMessageGroup(db, sender, channel);
   const notAuthorized = () => new ApiError(`Not authorized to send to channel '${channel.name}'`);
   if (channel.deactivated) throw notAuthorized();
+  if (systemBot) return;
   if (channel.is_web_public) return;
   // Public channels: anyone but guests, who must be subscribed.
   if (!channel.invite_only && !isGuest(sender)) return;
@@ -175,7 +181,7 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
   if (input.target.kind === "channel") {
     topic = truncateTopic(input.target.topic, realm.max_topic_length);
     channel = await resolveChannel(db, realm.id, input.target.channel);
-    await checkCanSendToChannel(db, sender, channel);
+    await checkCanSendToChannel(db, sender, channel, isNotificationBot(realm, sender));
     if (realm.mandatory_topics && topic === "") throw new ApiError("Topics are required in this organization");
     recipientId = channel.recipient_id;
     // Active subscribers only, as upstream: a sender posting to a public channel they are
@@ -204,6 +210,9 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
       readBySender,
       topicParticipants: participants,
     });
+    for (const [id, bits] of flagsByUser) {
+      if (input.markReadFor?.includes(id) || (input.unreadOnlyFor && !input.unreadOnlyFor.has(id))) flagsByUser.set(id, bits | FLAG_BITS.read);
+    }
     const message = await insertMessage(tx, {
       realm_id: realm.id,
       sender_id: sender.id,

@@ -8,6 +8,7 @@ import { REALM_GROUP_SETTING_DEFAULTS, SYSTEM_GROUPS, SYSTEM_GROUP_NESTING } fro
 import { Role } from "../lib/roles.js";
 import { doCreateUserInTx } from "./users-create.js";
 import { createRealmDefaultChannelInTx } from "./channels.js";
+import { createNotificationBotInTx } from "./internal-messages.js";
 
 export interface CreateRealmInput {
   name: string;
@@ -37,14 +38,17 @@ export async function doCreateRealm(ctx: AppContext, input: CreateRealmInput): P
       .executeTakeFirstOrThrow();
     await createSystemGroups(tx, realmId, nowSeconds(ctx));
     const realm = await tx.selectFrom("realms").selectAll().where("id", "=", realmId).executeTakeFirstOrThrow();
-    await createRealmDefaultChannelInTx(tx, ctx, realm);
+    const general = await createRealmDefaultChannelInTx(tx, ctx, realm);
+    // New channels are announced in "general", as upstream's new realms do.
+    await tx.updateTable("realms").set({ new_stream_announcements_stream_id: general.id }).where("id", "=", realmId).execute();
     const owner = await doCreateUserInTx(tx, ctx, realm, {
       email: input.ownerEmail,
       fullName: input.ownerName,
       password: input.ownerPassword,
       role: Role.OWNER,
     });
-    return { realm, owner };
+    await createNotificationBotInTx(tx, ctx, realm);
+    return { realm: await tx.selectFrom("realms").selectAll().where("id", "=", realmId).executeTakeFirstOrThrow(), owner };
   });
 }
 

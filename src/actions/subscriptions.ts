@@ -18,6 +18,8 @@ import { toApiSubscription } from "../api-records/subscription.js";
 import { toApiChannel } from "../api-records/channel.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { channelGroupDefaults, createChannelsInTx, type NewChannelSpec } from "./channels.js";
+import { internalSendMessage } from "./internal-messages.js";
+import { subscriptionNotices } from "./subscription-notices.js";
 
 /** Upstream's palette for new subscriptions. */
 export const SUBSCRIPTION_COLORS = [
@@ -269,6 +271,8 @@ export interface SubscribeRequest {
   canCreatePrivate: boolean;
   canAddSubscribers: boolean;
   canCreateWebPublic: boolean;
+  /** Announce created channels in the realm's new-channel announcements channel. */
+  announce?: boolean;
 }
 
 export interface SubscribeResult {
@@ -283,7 +287,7 @@ export interface SubscribeResult {
  * caller cannot see are "unauthorized", and everyone named is subscribed — one transaction.
  */
 export async function doSubscribe(ctx: AppContext, realm: Realm, actor: User, req: SubscribeRequest): Promise<SubscribeResult> {
-  return withTransaction(ctx.db, async (tx) => {
+  const { result, notices } = await withTransaction(ctx.db, async (tx) => {
     const names = [...new Set(req.channels.map((c) => c.name))];
     for (const name of names) checkChannelName(name);
     const existing = await findChannelsByNames(tx, realm.id, names);
@@ -353,8 +357,11 @@ export async function doSubscribe(ctx: AppContext, realm: Realm, actor: User, re
     );
     const result: SubscribeResult = { subscribed: groupNames(subscribed), already_subscribed: groupNames(alreadySubscribed) };
     if (!req.authorizationErrorsFatal) result.unauthorized = unauthorized.map((c) => c.name);
-    return result;
+    return { result, notices: await subscriptionNotices(tx, realm, actor, subscribed, created, req.announce ?? false) };
   });
+  // The notification bot's notices, once the subscriptions are committed.
+  for (const notice of notices) await internalSendMessage(ctx, realm, notice);
+  return result;
 }
 
 function groupNames(pairs: readonly SubPair[]): Record<string, string[]> {

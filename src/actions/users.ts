@@ -4,7 +4,7 @@
  */
 import type { AppContext } from "../context.js";
 import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
-import { withTransaction, type Tx } from "../db/tx.js";
+import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import type { Realm, User, UserUpdate } from "../db/schema.js";
 import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
 import { systemGroupIds } from "../db/queries/user-groups.js";
@@ -16,6 +16,7 @@ import { isAdmin, isOwner, Role } from "../lib/roles.js";
 import { directSystemGroupsForRole } from "../lib/system-groups.js";
 import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
 import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
+import { isNotificationBot } from "../lib/notification-bot.js";
 import { realmHost } from "../http/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
 import { sendPeerEventsForUserActivation } from "./subscriptions.js";
@@ -38,13 +39,22 @@ function realmUserUpdate(person: Record<string, unknown>) {
 }
 
 /**
+ * The target of an administrative change. The notification bot is no member of the realm
+ * (upstream's system bots live outside it), so it is "No such user" here, as upstream.
+ */
+async function findMemberForAdmin(db: Queryable, realm: Realm, targetId: number): Promise<User> {
+  const found = await findUserById(db, realm.id, targetId);
+  if (!found || isNotificationBot(realm, found)) throw new ApiError("No such user");
+  return found;
+}
+
+/**
  * PATCH /users/{id}, after parameter parsing. Checks in upstream's order: target exists →
  * caller administers it → role → full_name → profile_data → new_email.
  */
 export async function doUpdateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number, input: UpdateUserInput): Promise<void> {
   await withTransaction(ctx.db, async (tx) => {
-    const found = await findUserById(tx, realm.id, targetId);
-    if (!found) throw new ApiError("No such user");
+    const found = await findMemberForAdmin(tx, realm, targetId);
     const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
     // Realm-wide user changes go to every active user of the realm.
     const audience = await activeUserIds(tx, realm.id);
@@ -117,11 +127,11 @@ async function announceEmailChange(tx: Tx, ctx: AppContext, realm: Realm, target
 /** Deactivates a user (checks done by the caller's view or below) and tells the realm. */
 export async function doDeactivateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number, self: boolean): Promise<void> {
   await withTransaction(ctx.db, async (tx) => {
-    const found = await findUserById(tx, realm.id, targetId);
-    if (!found) throw new ApiError("No such user");
+    const found = await findMemberForAdmin(tx, realm, targetId);
     let target = found;
     if (self) {
-      const active = await activeUserIds(tx, realm.id);
+      // The notification bot is no member (upstream's system bots live outside the realm).
+      const active = (await activeUserIds(tx, realm.id)).filter((id) => id !== realm.notification_bot_id);
       if (active.length === 1) throw cannotDeactivateLast(false);
       if (await isLastHumanOwner(tx, target)) throw cannotDeactivateLast(true);
     } else {
@@ -152,8 +162,7 @@ function cannotDeactivateLast(isLastOwner: boolean): ApiError {
 
 export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: User, targetId: number): Promise<void> {
   await withTransaction(ctx.db, async (tx) => {
-    const found = await findUserById(tx, realm.id, targetId);
-    if (!found) throw new ApiError("No such user");
+    const found = await findMemberForAdmin(tx, realm, targetId);
     const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
     if (target.is_active) throw new ApiError("User is already active.");
     await updateUserRow(tx, realm.id, target.id, { is_active: 1 } satisfies UserUpdate);

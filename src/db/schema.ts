@@ -57,6 +57,10 @@ export interface RealmTable {
   can_mention_many_users_group_id: Default<number | null>;
   can_access_all_users_group_id: Default<number | null>;
   direct_message_permission_group_id: Default<number | null>;
+  /** The realm's system notification bot (a users row; see lib/notification-bot.ts). */
+  notification_bot_id: Default<number | null>;
+  /** Where channels created with `announce` are announced; null: nowhere. */
+  new_stream_announcements_stream_id: Default<number | null>;
 }
 
 export interface UserTable {

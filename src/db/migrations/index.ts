@@ -1,9 +1,11 @@
 /** The ordered list of migrations; append new ones, never reorder or edit applied ones. */
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-initial.js";
+import * as m0002 from "./0002-notification-bot.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
+  "0002-notification-bot": m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

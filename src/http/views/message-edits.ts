@@ -18,12 +18,13 @@ async function updateMessage(req: AuthedRequest): Promise<ViewResult> {
     send_notification_to_new_thread: p.bool().default(true),
     content: p.str().optional(),
   });
-  // Notification messages about moves are not sent (the parameters are accepted).
   await doEditMessage(req.ctx, req.realm, req.user, messageId, {
     channelId: params.stream_id,
     topic: params.topic,
     propagateMode: params.propagate_mode as PropagateMode,
     content: params.content,
+    notifyOldThread: params.send_notification_to_old_thread,
+    notifyNewThread: params.send_notification_to_new_thread,
   });
   return { detached_uploads: [] };
 }

@@ -79,6 +79,7 @@ async function subscribe(req: AuthedRequest): Promise<ViewResult> {
     historyPublicToSubscribers: params.history_public_to_subscribers,
     isDefaultStream: params.is_default_stream,
     authorizationErrorsFatal: params.authorization_errors_fatal,
+    announce: params.announce,
     canCreatePublic: await inRealmGroup(req, realm.can_create_public_channel_group_id),
     canCreatePrivate: await inRealmGroup(req, realm.can_create_private_channel_group_id),
     canAddSubscribers: await inRealmGroup(req, realm.can_add_subscribers_group_id),

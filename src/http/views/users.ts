@@ -12,6 +12,7 @@ import {
   inaccessibleUserRecord,
   type Requester,
 } from "../../lib/users.js";
+import { isNotificationBot } from "../../lib/notification-bot.js";
 import { p, v } from "../params/kinds.js";
 import { parseParams, pathInt } from "../params/parse.js";
 import { realmHost } from "../realm-host.js";
@@ -37,14 +38,17 @@ async function userRecords(req: ApiRequest, users: UserCard[], opts: RecordOptio
     ? await loadProfileData(req.ctx.db, req.realm.id, allOfRealm ? undefined : users.map((u) => u.id))
     : new Map<number, ProfileData>();
   const host = hostOf(req);
-  return users.map((u) =>
-    toApiUser(u, {
+  return users.map((u) => {
+    const record = toApiUser(u, {
       requester,
       realmHost: host,
       clientHashAvatar: opts.clientHashAvatar,
       profileData: withProfile && !u.is_bot ? (profiles.get(u.id) ?? {}) : undefined,
-    }),
-  );
+    });
+    // Looked up by id or email, the notification bot shows as the system bot it is.
+    if (isNotificationBot(req.realm, u)) record.is_system_bot = true;
+    return record;
+  });
 }
 
 const recordParams = () => ({
@@ -66,7 +70,8 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
   if (req.user === null && !req.realm.enable_spectator_access) {
     throw new UnauthorizedError("Not logged in: API authentication or user session required");
   }
-  const users = await listRealmUsers(req.ctx.db, req.realm.id, params.user_ids);
+  // Not the notification bot: like upstream's system bots, it is no member of the realm.
+  const users = (await listRealmUsers(req.ctx.db, req.realm.id, params.user_ids)).filter((u) => !isNotificationBot(req.realm, u));
   if (params.user_ids !== undefined) {
     const found = new Set(users.map((u) => u.id));
     const missing = params.user_ids.find((id) => !found.has(id));
