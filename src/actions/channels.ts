@@ -1,11 +1,11 @@
 /** Channel state changes: creation (with its recipient), updates, archiving, and their events. */
+import { activeRealmUsers } from "../db/queries/users.js";
 import type { AppContext } from "../context.js";
 import { nowSeconds } from "../context.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import type { Channel, Realm, User } from "../db/schema.js";
 import { systemGroupIds } from "../db/queries/user-groups.js";
 import {
-  activeRealmUsers,
   addDefaultChannel,
   defaultChannelIds,
   findChannelById,

@@ -5,7 +5,7 @@
 import type { AppContext } from "../context.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import type { Linkifier, Realm } from "../db/schema.js";
-import { activeRealmUsers } from "../db/queries/channels.js";
+import { activeRealmUsers } from "../db/queries/users.js";
 import {
   deleteLinkifier,
   findLinkifier,

@@ -6,8 +6,8 @@
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import { withTransaction } from "../db/tx.js";
+import { activeUserIds } from "../db/queries/users.js";
 import {
-  activeRealmUserIds,
   findPresence,
   insertPresence,
   nextPresenceUpdateId,
@@ -45,7 +45,7 @@ export async function doUpdateUserPresence(ctx: AppContext, realm: Realm, user: 
       await updatePresence(tx, realm.id, user.id, { last_active_time, last_connected_time, last_update_id });
     }
     if (realm.presence_disabled || !(plan.creating || plan.cameOnline)) return;
-    const activeIds = await activeRealmUserIds(tx, realm.id);
+    const activeIds = await activeUserIds(tx, realm.id);
     if (activeIds.length > USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS) return;
     // Recipients: active users of the realm who may access this user (limited guests
     // see only users they share a channel with).

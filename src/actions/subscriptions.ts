@@ -2,7 +2,8 @@
 import type { AppContext } from "../context.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import type { Channel, Realm, User } from "../db/schema.js";
-import { activeRealmUsers, addDefaultChannel, defaultChannelIds, findChannelsByIds, findChannelsByNames } from "../db/queries/channels.js";
+import { activeRealmUsers } from "../db/queries/users.js";
+import { addDefaultChannel, defaultChannelIds, findChannelsByIds, findChannelsByNames } from "../db/queries/channels.js";
 import {
   countActiveSubscriptionsOfUsers,
   insertSubscriptions,

@@ -4,6 +4,9 @@
  * tests (register → action → apply events → compare with a fresh register).
  */
 import type { ChatEvent } from "./types.js";
+import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
+import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
+import { applyRoleToSystemGroups, applyUserGroup } from "./apply/user-groups.js";
 
 type State = Record<string, any>;
 type Applier = (state: State, event: Record<string, any>, opts: ApplyOptions) => void;
@@ -12,6 +15,8 @@ type Applier = (state: State, event: Record<string, any>, opts: ApplyOptions) =>
 export interface ApplyOptions {
   /** include_subscribers: subscription objects carry `subscribers`. */
   includeSubscribers?: boolean;
+  /** The registered user (direct-message conversations are named by the other participants). */
+  userId?: number;
 }
 
 const byUserId = (list: any[] | undefined, id: number) => list?.find((u) => u.user_id === id);
@@ -55,6 +60,7 @@ const appliers: Record<string, Applier> = {
     if (e.op === "add") {
       state.realm_users.push(person);
       state.realm_users.sort((a: any, b: any) => a.user_id - b.user_id);
+      if (typeof person.role === "number") applyRoleToSystemGroups(state, person.user_id, person.role);
     } else if (e.op === "remove") {
       state.realm_users = state.realm_users.filter((u: any) => u.user_id !== person.user_id);
     } else if (e.op === "update") {
@@ -72,14 +78,18 @@ const appliers: Record<string, Applier> = {
           state[from] = state[from].filter((u: any) => u !== target);
           state[to].push(target);
           state[to].sort((a: any, b: any) => a.user_id - b.user_id);
+        } else if (k === "new_email") {
+          target.email = v;
         } else if (k !== "user_id") {
           target[k] = v;
         }
       }
+      if (typeof person.role === "number") applyRoleToSystemGroups(state, person.user_id, person.role);
       if (person.user_id === state.user_id) {
         for (const k of ["full_name", "role", "is_admin", "is_owner", "is_moderator", "is_guest", "avatar_url", "email", "delivery_email"]) {
           if (k in person) state[k] = person[k];
         }
+        if ("new_email" in person && "email" in state) state.email = person.new_email;
       }
     }
   },
@@ -200,8 +210,36 @@ const appliers: Record<string, Applier> = {
     if (state.alert_words) state.alert_words = e.alert_words;
   },
 
-  message(state, e) {
+  message(state, e, opts) {
     if ("max_message_id" in state) state.max_message_id = Math.max(state.max_message_id, e.message.id);
+    applyMessageToUnread(state, e, opts.userId);
+    // A channel's first message sets its first_message_id.
+    if (e.message.type === "stream") {
+      for (const key of ["subscriptions", "streams"]) {
+        for (const s of state[key] ?? []) if (s.stream_id === e.message.stream_id && s.first_message_id === null) s.first_message_id = e.message.id;
+      }
+    }
+  },
+
+  update_message_flags(state, e, opts) {
+    applyFlagsToUnread(state, e, opts.userId);
+  },
+
+  delete_message(state, e) {
+    applyDeleteToUnread(state, e);
+  },
+
+  update_message(state, e) {
+    applyMoveToUnread(state, e);
+  },
+
+  user_settings: (state, e) => applyUserSettings(state, e),
+  update_display_settings: (state, e) => applyLegacyDisplaySettings(state, e),
+  update_global_notifications: (state, e) => applyLegacyNotificationSettings(state, e),
+  user_group: (state, e) => applyUserGroup(state, e),
+
+  realm_emoji(state, e) {
+    if (state.realm_emoji) state.realm_emoji = e.realm_emoji;
   },
 
   user_status(state, e) {

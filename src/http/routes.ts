@@ -15,6 +15,7 @@ import { routes as messageEditRoutes } from "./views/message-edits.js";
 import { routes as eventRoutes } from "./views/events.js";
 import { routes as presenceRoutes } from "./views/presence.js";
 import { routes as typingRoutes } from "./views/typing.js";
+import { routes as settingsRoutes } from "./views/settings.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -30,4 +31,5 @@ export const allRoutes: RouteDef[] = [
   ...eventRoutes,
   ...presenceRoutes,
   ...typingRoutes,
+  ...settingsRoutes,
 ];

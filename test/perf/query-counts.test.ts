@@ -63,6 +63,11 @@ describe("query counts on hot paths", () => {
     await addUsers(20, "qc-register-");
     for (let i = 0; i < 5; i++) {
       expectSuccess(await s.api.post(s.realm.member, "/users/me/subscriptions", { subscriptions: [{ name: `qc channel ${i}` }] }));
+      // Unread channel messages, direct messages and group conversations (unread_msgs, recent_private_conversations).
+      expectSuccess(await s.api.post(s.realm.other, "/users/me/subscriptions", { subscriptions: [{ name: `qc channel ${i}` }] }));
+      expectSuccess(await s.api.post(s.realm.other, "/messages", { type: "stream", to: `qc channel ${i}`, topic: `t${i}`, content: "unread" }));
+      expectSuccess(await s.api.post(s.realm.other, "/messages", { type: "direct", to: [s.realm.member.id], content: "unread dm" }));
+      expectSuccess(await s.api.post(s.realm.admin, "/messages", { type: "direct", to: [s.realm.member.id, s.realm.other.id], content: "group" }));
     }
     const large = await s.countQueries(register);
     expect(large).toBe(small);

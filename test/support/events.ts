@@ -41,7 +41,7 @@ export async function verifyAction(
   const state = await register(s, user, registerParams);
   await action();
   const events = await queuedEvents(s, user, state.queue_id, state.last_event_id);
-  applyEvents(state, events as any, { includeSubscribers: registerParams.include_subscribers === true });
+  applyEvents(state, events as any, { includeSubscribers: registerParams.include_subscribers === true, userId: user.id });
   const fresh = await register(s, user, registerParams);
   expect(withoutVolatile(state)).toEqual(withoutVolatile(fresh));
   return events;

@@ -74,8 +74,3 @@ export async function addDefaultChannel(db: Queryable, realmId: number, channelI
 export async function removeDefaultChannel(db: Queryable, realmId: number, channelId: number): Promise<void> {
   await db.deleteFrom("default_channels").where("realm_id", "=", realmId).where("channel_id", "=", channelId).execute();
 }
-
-/** Active users of the realm with their role: the population channel events are computed over. */
-export async function activeRealmUsers(db: Queryable, realmId: number): Promise<Array<{ id: number; role: number }>> {
-  return db.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
-}

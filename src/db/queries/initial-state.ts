@@ -52,3 +52,22 @@ export async function listAlertWords(db: Queryable, realmId: number, userId: num
 export async function listUserStatuses(db: Queryable, realmId: number) {
   return db.selectFrom("user_status").selectAll().where("realm_id", "=", realmId).execute();
 }
+
+/** Every user group of the realm, named and anonymous, by id. */
+export async function listRealmUserGroups(db: Queryable, realmId: number) {
+  return db.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).orderBy("id").execute();
+}
+
+/** Direct memberships of every group of the realm. */
+export async function listRealmGroupMembers(db: Queryable, realmId: number) {
+  return db.selectFrom("user_group_members").select(["group_id", "user_id"]).where("realm_id", "=", realmId).execute();
+}
+
+/** Direct subgroup edges of every group of the realm. */
+export async function listRealmGroupSubgroups(db: Queryable, realmId: number) {
+  return db.selectFrom("user_group_subgroups").select(["supergroup_id", "subgroup_id"]).where("realm_id", "=", realmId).execute();
+}
+
+export async function listRealmEmoji(db: Queryable, realmId: number) {
+  return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).orderBy("id").execute();
+}

@@ -110,9 +110,3 @@ export async function listRealmPresence(
   if (filter.userIds !== undefined) q = q.where("presence.user_id", "in", [...filter.userIds]);
   return q.orderBy("presence.user_id").execute();
 }
-
-/** Active users of the realm (recipients of presence events); one query. */
-export async function activeRealmUserIds(db: Queryable, realmId: number): Promise<number[]> {
-  const rows = await db.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
-  return rows.map((r) => r.id);
-}

@@ -57,10 +57,24 @@ export async function maxMessageIdForUser(db: Queryable, realmId: number, userId
   return max === null || max === undefined ? -1 : Number(max);
 }
 
-/** Ids of the realm's active users (humans and bots): the audience of realm-wide user events. */
+/**
+ * The realm's active users (humans and bots) with their role: the audience of realm-wide
+ * events. The notification bot is no member: upstream's system bots live outside the realm.
+ */
+export async function activeRealmUsers(db: Queryable, realmId: number): Promise<Array<{ id: number; role: number }>> {
+  return db
+    .selectFrom("users")
+    .leftJoin("realms", (join) => join.onRef("realms.notification_bot_id", "=", "users.id"))
+    .select(["users.id", "users.role"])
+    .where("users.realm_id", "=", realmId)
+    .where("users.is_active", "=", 1)
+    .where("realms.id", "is", null)
+    .execute();
+}
+
+/** Ids of activeRealmUsers. */
 export async function activeUserIds(db: Queryable, realmId: number): Promise<number[]> {
-  const rows = await db.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
-  return rows.map((r) => r.id);
+  return (await activeRealmUsers(db, realmId)).map((u) => u.id);
 }
 
 /** Number of active human owners of the realm. */

@@ -11,6 +11,12 @@ import { fetchPresenceState } from "./presence.js";
 import { fetchRealmState } from "./realm.js";
 import { fetchStreamState, fetchSubscriptionState } from "./subscriptions.js";
 import type { State, StateContext, StateFetcher } from "./types.js";
+import { fetchRealmEmojiState } from "./realm-emoji.js";
+import { fetchRecentConversationState } from "./recent-conversations.js";
+import { fetchUnreadState } from "./unread.js";
+import { fetchUserGroupState } from "./user-groups.js";
+import { fetchLegacyDisplaySettingsState, fetchLegacyNotificationSettingsState, fetchUserSettingsState } from "./user-settings.js";
+import { fetchUserSettingsDefaultsState } from "./user-settings-defaults.js";
 import { fetchMutedTopicState, fetchUserTopicState } from "./user-topics.js";
 import { fetchRealmBotState, fetchRealmUserState } from "./users.js";
 
@@ -24,13 +30,23 @@ export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
   ["presence", fetchPresenceState],
   ["realm", fetchRealmState],
   ["realm_bot", fetchRealmBotState],
+  ["realm_emoji", fetchRealmEmojiState],
   ["realm_linkifiers", fetchLinkifierState],
   ["realm_user", fetchRealmUserState],
+  ["realm_user_groups", fetchUserGroupState],
+  ["realm_user_settings_defaults", fetchUserSettingsDefaultsState],
+  ["recent_private_conversations", fetchRecentConversationState],
   ["stream", fetchStreamState],
   ["subscription", fetchSubscriptionState],
+  ["update_display_settings", fetchLegacyDisplaySettingsState],
+  ["update_global_notifications", fetchLegacyNotificationSettingsState],
+  ["user_settings", fetchUserSettingsState],
   ["user_status", fetchUserStatusState],
   ["user_topic", fetchUserTopicState],
 ];
+
+/** State needing several event types: [types, fetcher] (unread_msgs needs both message kinds, as upstream). */
+const COMBINED_FAMILIES: ReadonlyArray<readonly [readonly string[], StateFetcher]> = [[["message", "update_message_flags"], fetchUnreadState]];
 
 export async function fetchInitialState(sc: StateContext): Promise<State> {
   const types = sc.opts.fetchEventTypes;
@@ -41,6 +57,9 @@ export async function fetchInitialState(sc: StateContext): Promise<State> {
   };
   for (const [type, fetch] of STATE_FAMILIES) {
     if (types === null || types.includes(type)) await fetch(sc, state);
+  }
+  for (const [needed, fetch] of COMBINED_FAMILIES) {
+    if (types === null || needed.every((t) => types.includes(t))) await fetch(sc, state);
   }
   return state;
 }

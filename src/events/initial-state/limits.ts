@@ -15,3 +15,9 @@ export const typingIntervals = {
 
 /** Most drafts /register returns (upstream MAX_DRAFTS_IN_REGISTER_RESPONSE). */
 export const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000;
+
+/** Most unread messages /register reports (upstream MAX_UNREAD_MESSAGES); older ones are left out. */
+export const MAX_UNREAD_MESSAGES = 50_000;
+
+/** Most recent direct messages recent_private_conversations is computed from (upstream's limit). */
+export const RECENT_CONVERSATIONS_LIMIT = 1000;

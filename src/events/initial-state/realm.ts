@@ -2,15 +2,22 @@
 import { CHANNEL_LIMITS, typingIntervals } from "./limits.js";
 import { PRESENCE_OFFLINE_THRESHOLD_SECONDS, PRESENCE_PING_INTERVAL_SECONDS } from "../../lib/presence.js";
 import { REALM_GROUP_SETTING_DEFAULTS } from "../../lib/system-groups.js";
-import { realmUrl } from "../../http/realm-host.js";
+import { realmHost, realmUrl } from "../../http/realm-host.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import type { Realm } from "../../db/schema.js";
 import type { StateFetcher } from "./types.js";
+import { DEFAULT_EXTERNAL_ACCOUNTS } from "../../lib/custom-profile-fields.js";
+import { MIN_PASSWORD_LENGTH } from "../../lib/user-validation.js";
+import { groupSettingValue, realmGroupData, type RealmGroupData } from "./user-groups.js";
 
 const GROUP_SETTINGS = Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>;
 
-/** realm_<setting> keys of the realm row, as `realm` update events name them. */
-export function realmSettingsState(realm: Realm, externalHost: string): Record<string, unknown> {
+/**
+ * realm_<setting> keys of the realm row, as `realm` update events name them; group-valued
+ * permission settings are group-setting values (a named group's id, or an anonymous
+ * group's {direct_members, direct_subgroups}).
+ */
+export function realmSettingsState(realm: Realm, externalHost: string, groups: RealmGroupData): Record<string, unknown> {
   const state: Record<string, unknown> = {
     realm_name: realm.name,
     realm_description: realm.description,
@@ -35,16 +42,25 @@ export function realmSettingsState(realm: Realm, externalHost: string): Record<s
     realm_default_language: realm.default_language,
     realm_moderation_request_channel_id: realm.moderation_request_channel_id ?? -1,
     realm_empty_topic_display_name: realm.empty_topic_display_name,
+    realm_message_edit_history_visibility_policy: realm.allow_edit_history === 1 ? "all" : "none",
+    realm_topics_policy: realm.mandatory_topics === 1 ? "disable_empty_topic" : "allow_empty_topic",
+    realm_bot_domain: realmHost(realm.string_id, externalHost),
+    // Password login is the only authentication method.
+    realm_email_auth_enabled: true,
+    realm_password_auth_enabled: true,
+    // Announcement channels (upstream's -1 for none); only new-channel announcements are configurable.
+    realm_new_stream_announcements_stream_id: realm.new_stream_announcements_stream_id ?? -1,
+    realm_signup_announcements_stream_id: -1,
   };
   for (const column of GROUP_SETTINGS) {
     // can_invite_users_group_id → realm_can_invite_users_group (a group id).
-    state[`realm_${column.replace(/_id$/, "")}`] = realm[column];
+    state[`realm_${column.replace(/_id$/, "")}`] = groupSettingValue(realm[column], groups);
   }
   return state;
 }
 
 export const fetchRealmState: StateFetcher = async (sc, state) => {
-  Object.assign(state, realmSettingsState(sc.realm, sc.ctx.config.externalHost));
+  Object.assign(state, realmSettingsState(sc.realm, sc.ctx.config.externalHost, await realmGroupData(sc)));
   Object.assign(state, {
     max_message_length: sc.realm.max_message_length,
     max_topic_length: sc.realm.max_topic_length,
@@ -54,5 +70,15 @@ export const fetchRealmState: StateFetcher = async (sc, state) => {
     ...typingIntervals,
     // Clients time a poll out after this; our heartbeat comes at longPollSeconds.
     event_queue_longpoll_timeout_seconds: Math.max(90, sc.ctx.config.longPollSeconds + 10),
+    // Email and password is the only authentication method.
+    realm_authentication_methods: { Email: { enabled: true, available: true } },
+    password_min_length: MIN_PASSWORD_LENGTH,
+    realm_default_external_accounts: Object.fromEntries(
+      Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([subtype, a]) => [subtype, { text: a.name, url_pattern: a.url_pattern, name: a.name, hint: a.hint }]),
+    ),
+    server_web_public_streams_enabled: true,
+    server_name_changes_disabled: false,
+    server_avatar_changes_disabled: false,
+    development_environment: false,
   });
 };

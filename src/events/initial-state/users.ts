@@ -6,11 +6,15 @@ import { avatarUrl } from "../../lib/avatar.js";
 import { profileDataByUser } from "../../lib/custom-profile-fields.js";
 import { isAdmin, isGuest, isModerator, isOwner } from "../../lib/roles.js";
 import { accessibleUserIds, apiEmail, canAccessUserIn, inaccessibleUserRecord } from "../../lib/users.js";
+import { isNotificationBot } from "../../lib/notification-bot.js";
 import type { StateFetcher } from "./types.js";
 
 export const fetchRealmUserState: StateFetcher = async (sc, state) => {
   const { ctx, realm, user } = sc;
-  const users = await listRealmUsers(ctx.db, realm.id);
+  // The notification bot is a system bot: listed in cross_realm_bots only, as upstream.
+  const all = await listRealmUsers(ctx.db, realm.id);
+  const users = all.filter((u) => !isNotificationBot(realm, u));
+  const systemBots = all.filter((u) => isNotificationBot(realm, u));
   const fields = await listProfileFields(ctx.db, realm.id);
   const values = await profileValuesForUsers(ctx.db, realm.id);
   const profiles = profileDataByUser(values, new Map(fields.map((f) => [f.id, f.field_type])));
@@ -25,7 +29,10 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
   });
   state.realm_users = records.filter((r) => r.is_active === true);
   state.realm_non_active_users = records.filter((r) => r.is_active !== true);
-  state.cross_realm_bots = [];
+  state.cross_realm_bots = systemBots.map((b) => ({
+    ...toApiUser(b, { requester: user, realmHost: sc.host, clientHashAvatar: false, shape: "list" }),
+    is_system_bot: true,
+  }));
   Object.assign(state, {
     user_id: user.id,
     email: apiEmail(user, sc.host),
@@ -46,8 +53,9 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
 /** Bots the caller administers: every bot for administrators, their own otherwise. */
 export const fetchRealmBotState: StateFetcher = async (sc, state) => {
   const { ctx, realm, user } = sc;
+  // Never the notification bot: its API key is handed to nobody.
   const bots = (await listRealmBots(ctx.db, realm.id)).filter(
-    (u) => u.is_active === 1 && (isAdmin(user) || u.bot_owner_id === user.id),
+    (u) => u.is_active === 1 && !isNotificationBot(realm, u) && (isAdmin(user) || u.bot_owner_id === user.id),
   );
   state.realm_bots = bots.map((b) => ({
     user_id: b.id,

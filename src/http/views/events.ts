@@ -81,7 +81,7 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     },
   });
   const pending = queue.contents();
-  applyEvents(state, pending, { includeSubscribers: params.include_subscribers });
+  applyEvents(state, pending, { includeSubscribers: params.include_subscribers, userId: req.user.id });
   return { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state };
 }
 

@@ -1,0 +1,79 @@
+/** realm_user_groups and group-valued realm settings in /register, and their upkeep. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { expectSuccess } from "../support/client.js";
+import { register, verifyAction } from "../support/events.js";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+const PARAMS = { event_types: ["realm_user", "realm_user_groups", "realm"] };
+
+describe("realm_user_groups", () => {
+  it("lists the system groups with direct members, subgroups and group-setting values", async () => {
+    const { realm_user_groups: groups } = await register(s, s.realm.member, { event_types: ["realm_user_groups"] });
+    const byName = new Map(groups.map((g: any) => [g.name, g]));
+    const nobody = byName.get("role:nobody") as any;
+    const members = byName.get("role:members") as any;
+    expect(members).toEqual({
+      id: expect.any(Number),
+      name: "role:members",
+      description: "Members of this organization, not including guests",
+      members: expect.arrayContaining([s.realm.member.id, s.realm.other.id]),
+      direct_subgroup_ids: [(byName.get("role:fullmembers") as any).id],
+      is_system_group: true,
+      creator_id: null,
+      date_created: expect.any(Number),
+      deactivated: false,
+      can_add_members_group: nobody.id,
+      can_join_group: nobody.id,
+      can_leave_group: nobody.id,
+      can_manage_group: nobody.id,
+      can_mention_group: nobody.id,
+      can_remove_members_group: nobody.id,
+    });
+    expect(members.members).not.toContain(s.realm.guest.id);
+    expect(groups.map((g: any) => g.id)).toEqual([...groups.map((g: any) => g.id)].sort((a: number, b: number) => a - b));
+    // Only this realm's groups.
+    const otherRealm = await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.other.realm.id).execute();
+    for (const { id } of otherRealm) expect(groups.map((g: any) => g.id)).not.toContain(id);
+  });
+
+  it("realm permission settings: named groups by id, anonymous groups by contents", async () => {
+    const { realm } = s.realm;
+    const admins = await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", realm.id).where("name", "=", "role:administrators").executeTakeFirstOrThrow();
+    const { id: anon } = await s.db
+      .insertInto("user_groups")
+      .values({ realm_id: realm.id, name: null, date_created: 0 })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await s.db.insertInto("user_group_members").values({ realm_id: realm.id, group_id: anon, user_id: s.realm.member.id }).execute();
+    await s.db.insertInto("user_group_subgroups").values({ realm_id: realm.id, supergroup_id: anon, subgroup_id: admins.id }).execute();
+    await s.db.updateTable("realms").set({ can_create_groups_group_id: anon }).where("id", "=", realm.id).execute();
+    const state = await register(s, s.realm.member, { event_types: ["realm", "realm_user_groups"] });
+    expect(state.realm_can_create_groups_group).toEqual({ direct_members: [s.realm.member.id], direct_subgroups: [admins.id] });
+    expect(state.realm_can_delete_any_message_group).toBe(admins.id);
+    // Anonymous groups are not listed.
+    expect(state.realm_user_groups.map((g: any) => g.id)).not.toContain(anon);
+  });
+
+  it("system-group memberships follow new users and role changes", async () => {
+    await verifyAction(s, s.realm.member, async () => expectSuccess(await s.api.patch(s.realm.owner, `/users/${s.realm.other.id}`, { role: 300 })), PARAMS);
+    await verifyAction(s, s.realm.member, async () => expectSuccess(await s.api.patch(s.realm.owner, `/users/${s.realm.other.id}`, { role: 400 })), PARAMS);
+    await verifyAction(
+      s,
+      s.realm.member,
+      async () => expectSuccess(await s.api.post(s.realm.owner, "/users", { email: "grouped@example.com", password: "pw-long-enough", full_name: "Grouped Person" })),
+      PARAMS,
+    );
+  });
+});
+
+describe("realm_emoji", () => {
+  it("is an object keyed by emoji id (none yet)", async () => {
+    expect((await register(s, s.realm.member, { event_types: ["realm_emoji"] })).realm_emoji).toEqual({});
+  });
+});
