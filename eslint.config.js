@@ -22,6 +22,13 @@ export default tseslint.config(
     },
   },
   {
+    // Actions and events are callable from views, jobs and tests alike: no HTTP in them.
+    files: ["src/actions/**/*.ts", "src/events/**/*.ts", "src/jobs/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["**/http/**"], message: "Actions and events never import the HTTP layer." }] }],
+    },
+  },
+  {
     files: ["src/lib/**/*.ts", "src/api-records/**/*.ts", "src/db/**/*.ts"],
     rules: {
       "no-restricted-imports": [

@@ -20,7 +20,7 @@ import type { Queryable } from "../db/tx.js";
 import { channelAudience } from "../lib/channels.js";
 import { renderMarkdown } from "../lib/markdown/index.js";
 import { listLinkifiers } from "../db/queries/linkifiers.js";
-import { realmUrl } from "../http/realm-host.js";
+import { realmUrl } from "../lib/realm-host.js";
 import { toApiChannel, type ChannelGroupDefaults } from "../api-records/channel.js";
 import { sendEventOnCommit } from "../events/send.js";
 

@@ -26,7 +26,7 @@ import {
   type ProfileDataUpdate,
 } from "../lib/custom-profile-fields.js";
 import { isAdmin } from "../lib/roles.js";
-import { realmUrl } from "../http/realm-host.js";
+import { realmUrl } from "../lib/realm-host.js";
 
 export interface CreateFieldInput {
   name: string;

@@ -13,7 +13,7 @@ import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { usersByIds } from "../db/queries/messages.js";
-import { realmHost } from "../http/realm-host.js";
+import { realmHost } from "../lib/realm-host.js";
 import { generateApiKey } from "../lib/secrets.js";
 import { BotType, Role } from "../lib/roles.js";
 import { NOTIFICATION_BOT_NAME, notificationBotEmail } from "../lib/notification-bot.js";

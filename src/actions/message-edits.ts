@@ -10,7 +10,7 @@ import type { Channel, Message, Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { activeRealmUsers } from "../db/queries/users.js";
-import { realmUrl } from "../http/realm-host.js";
+import { realmUrl } from "../lib/realm-host.js";
 import { subscriberIdsByChannel } from "../db/queries/subscriptions.js";
 import { insertUserMessages, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
 import {

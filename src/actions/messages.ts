@@ -20,7 +20,7 @@ import {
   usersByIds,
 } from "../db/queries/messages.js";
 import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
-import { realmHost, realmUrl } from "../http/realm-host.js";
+import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
 import { normalizeContent } from "../lib/message-content.js";
 import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";

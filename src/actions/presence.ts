@@ -24,7 +24,7 @@ import {
 } from "../lib/presence.js";
 import { toLegacyEventPresence, toModernPresence } from "../api-records/presence.js";
 import { apiEmail } from "../lib/users.js";
-import { realmHost } from "../http/realm-host.js";
+import { realmHost } from "../lib/realm-host.js";
 
 /**
  * Records a report at `now` (UNIX seconds). Writes nothing when the stored times are

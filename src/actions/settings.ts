@@ -8,7 +8,7 @@ import type { Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import { activeRealmUsers, activeUserIds, findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { realmHost } from "../http/realm-host.js";
+import { realmHost } from "../lib/realm-host.js";
 import { EmailVisibility } from "../lib/roles.js";
 import { LANGUAGE_NAMES, storedSettingValue, type StoredSetting } from "../lib/settings.js";
 import { checkFullName } from "../lib/user-validation.js";

@@ -7,7 +7,7 @@ import type { AppContext } from "../context.js";
 import type { Channel, Message, Realm, User, UserCard } from "../db/schema.js";
 import { subscriberIdsByChannel } from "../db/queries/subscriptions.js";
 import { activeMessageHolderIds } from "../db/queries/typing.js";
-import { realmHost } from "../http/realm-host.js";
+import { realmHost } from "../lib/realm-host.js";
 import { apiEmail } from "../lib/users.js";
 
 /** Channels with more subscribers than this get no typing notices (upstream's fan-out cap). */

@@ -17,7 +17,7 @@ import { directSystemGroupsForRole } from "../lib/system-groups.js";
 import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
 import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
 import { isNotificationBot } from "../lib/notification-bot.js";
-import { realmHost } from "../http/realm-host.js";
+import { realmHost } from "../lib/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
 import { sendPeerEventsForUserActivation } from "./subscriptions.js";
 

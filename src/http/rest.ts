@@ -9,7 +9,7 @@ import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
 import { sendApiError } from "./error-handler.js";
 import { rateLimitError } from "./rate-limit.js";
-import { subdomainFromHost } from "./realm-host.js";
+import { subdomainFromHost } from "../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
 import { sendJson, successBody } from "./response.js";
 import type { Method, RouteDef } from "./route.js";

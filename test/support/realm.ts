@@ -4,7 +4,7 @@ import { doCreateUser } from "../../src/actions/users-create.js";
 import type { AppContext } from "../../src/context.js";
 import type { Realm, User } from "../../src/db/schema.js";
 import { BotType, Role } from "../../src/lib/roles.js";
-import { realmHost } from "../../src/http/realm-host.js";
+import { realmHost } from "../../src/lib/realm-host.js";
 
 export const OWNER_PASSWORD = "correct horse battery staple";
 

@@ -2,7 +2,7 @@
 import { CHANNEL_LIMITS, typingIntervals } from "./limits.js";
 import { PRESENCE_OFFLINE_THRESHOLD_SECONDS, PRESENCE_PING_INTERVAL_SECONDS } from "../../lib/presence.js";
 import { REALM_GROUP_SETTING_DEFAULTS } from "../../lib/system-groups.js";
-import { realmHost, realmUrl } from "../../http/realm-host.js";
+import { realmHost, realmUrl } from "../../lib/realm-host.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import type { Realm } from "../../db/schema.js";
 import type { StateFetcher } from "./types.js";

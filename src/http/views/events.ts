@@ -8,7 +8,7 @@ import { isGuest } from "../../lib/roles.js";
 import { p, v, type Validator } from "../params/kinds.js";
 import { paramMessages as m } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
-import { realmHost } from "../realm-host.js";
+import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { route } from "../route.js";
 

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors.js";
 import { doUpdateMessageFlags } from "../../actions/message-flags.js";
 import { parseNarrow, resolveNarrow } from "../../lib/narrow.js";
 import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
-import { realmHost } from "../realm-host.js";
+import { realmHost } from "../../lib/realm-host.js";
 import { p } from "../params/kinds.js";
 import { paramMessages } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";

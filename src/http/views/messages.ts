@@ -8,7 +8,7 @@ import { buildMessageRecords } from "../../lib/message-records.js";
 import { isSpectatorCompatible, parseNarrow, resolveNarrow } from "../../lib/narrow.js";
 import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
 import { normalizeTopicInput } from "../../lib/topics.js";
-import { realmHost } from "../realm-host.js";
+import { realmHost } from "../../lib/realm-host.js";
 import { p } from "../params/kinds.js";
 import { paramMessages } from "../params/messages.js";
 import { parseParams, pathInt } from "../params/parse.js";

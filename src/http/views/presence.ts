@@ -9,7 +9,7 @@ import { getPresenceData } from "../../lib/presence-data.js";
 import { accessUserByEmailForRead, accessUserById, noSuchUser } from "../../lib/users.js";
 import { p } from "../params/kinds.js";
 import { parseParams } from "../params/parse.js";
-import { realmHost } from "../realm-host.js";
+import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { route } from "../route.js";
 

@@ -4,7 +4,7 @@ import { realmHasWebPublicChannel } from "../../db/queries/server-settings.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import { renderMarkdownValue } from "../../lib/custom-profile-fields.js";
 import { CHAT_FEATURE_LEVEL, CHAT_MERGE_BASE, CHAT_VERSION } from "../../lib/server-version.js";
-import { realmUrl } from "../realm-host.js";
+import { realmUrl } from "../../lib/realm-host.js";
 import type { ApiRequest, ViewResult } from "../request.js";
 import { publicRoute } from "../route.js";
 

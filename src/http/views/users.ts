@@ -15,7 +15,7 @@ import {
 import { isNotificationBot } from "../../lib/notification-bot.js";
 import { p, v } from "../params/kinds.js";
 import { parseParams, pathInt } from "../params/parse.js";
-import { realmHost } from "../realm-host.js";
+import { realmHost } from "../../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, ViewResult } from "../request.js";
 import { publicRoute, route } from "../route.js";
 import { routes as adminRoutes } from "./users-admin.js";
