@@ -4,11 +4,10 @@ import { nowSeconds } from "../context.js";
 import { ApiError } from "../errors.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import type { Realm, User } from "../db/schema.js";
-import { systemGroupIds } from "../db/queries/user-groups.js";
-import { directSystemGroupsForRole } from "../lib/system-groups.js";
 import { generateApiKey, hashPassword } from "../lib/secrets.js";
 import { normalizeEmail } from "../lib/user-validation.js";
 import { afterUserCreatedHooks } from "./user-created-hooks.js";
+import { setSystemGroupsForRole } from "./system-group-membership.js";
 
 export interface CreateUserInput {
   email: string;
@@ -59,11 +58,7 @@ async function insertUser(tx: Tx, ctx: AppContext, realm: Realm, input: CreateUs
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const groups = await systemGroupIds(tx, realm.id);
-  await tx
-    .insertInto("user_group_members")
-    .values(directSystemGroupsForRole(user.role).map((g) => ({ realm_id: realm.id, group_id: groups.get(g)!, user_id: user.id })))
-    .execute();
   for (const hook of afterUserCreatedHooks) await hook(tx, ctx, realm, user);
+  await setSystemGroupsForRole(tx, ctx, realm.id, user.id, user.role);
   return user;
 }

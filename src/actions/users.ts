@@ -6,20 +6,19 @@ import type { AppContext } from "../context.js";
 import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import type { Realm, User, UserUpdate } from "../db/schema.js";
-import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
-import { systemGroupIds } from "../db/queries/user-groups.js";
+import { activeRealmUsers, activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { END_USER_QUEUES_EVENT } from "../events/types.js";
 import { toApiUser } from "../api-records/user.js";
 import type { ProfileDataUpdate } from "../lib/custom-profile-fields.js";
 import { isAdmin, isOwner, Role } from "../lib/roles.js";
-import { directSystemGroupsForRole } from "../lib/system-groups.js";
 import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
 import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
 import { isNotificationBot } from "../lib/notification-bot.js";
 import { realmHost } from "../lib/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
 import { sendPeerEventsForUserActivation } from "./subscriptions.js";
+import { setSystemGroupsForRole } from "./system-group-membership.js";
 
 export interface UpdateUserInput {
   fullName?: string;
@@ -63,7 +62,7 @@ export async function doUpdateUser(ctx: AppContext, realm: Realm, actor: User, t
       if ((input.role === Role.OWNER || target.role === Role.OWNER) && !isOwner(actor)) throw mustBeOwner();
       if (!isAdmin(actor)) throw mustBeAdmin();
       if (await isLastHumanOwner(tx, target)) throw lastOwner();
-      await changeRole(tx, target, input.role);
+      await changeRole(tx, ctx, target, input.role);
       sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, role: input.role }), audience);
     }
 
@@ -94,21 +93,9 @@ export async function doUpdateUser(ctx: AppContext, realm: Realm, actor: User, t
   });
 }
 
-async function changeRole(tx: Tx, target: User, role: number): Promise<void> {
+async function changeRole(tx: Tx, ctx: AppContext, target: User, role: number): Promise<void> {
   await updateUserRow(tx, target.realm_id, target.id, { role });
-  // Keep system-group membership in step with the role.
-  const groups = await systemGroupIds(tx, target.realm_id);
-  const systemIds = [...groups.values()];
-  await tx
-    .deleteFrom("user_group_members")
-    .where("realm_id", "=", target.realm_id)
-    .where("user_id", "=", target.id)
-    .where("group_id", "in", systemIds)
-    .execute();
-  await tx
-    .insertInto("user_group_members")
-    .values(directSystemGroupsForRole(role).map((g) => ({ realm_id: target.realm_id, group_id: groups.get(g)!, user_id: target.id })))
-    .execute();
+  await setSystemGroupsForRole(tx, ctx, target.realm_id, target.id, role);
 }
 
 /**
@@ -116,7 +103,7 @@ async function changeRole(tx: Tx, target: User, role: number): Promise<void> {
  * (visibility "everyone", or a bot), everyone also learns the new API email.
  */
 async function announceEmailChange(tx: Tx, ctx: AppContext, realm: Realm, target: User): Promise<void> {
-  const users = await tx.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realm.id).where("is_active", "=", 1).execute();
+  const users = await activeRealmUsers(tx, realm.id);
   const canSee = users.filter((u) => canSeeDeliveryEmail(u, target)).map((u) => u.id);
   sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, delivery_email: target.delivery_email }), canSee);
   if (canSeeDeliveryEmail(null, target)) {

@@ -6,7 +6,7 @@
 import type { ChatEvent } from "./types.js";
 import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
-import { applyRoleToSystemGroups, applyUserGroup } from "./apply/user-groups.js";
+import { applyUserGroup } from "./apply/user-groups.js";
 
 type State = Record<string, any>;
 type Applier = (state: State, event: Record<string, any>, opts: ApplyOptions) => void;
@@ -60,7 +60,6 @@ const appliers: Record<string, Applier> = {
     if (e.op === "add") {
       state.realm_users.push(person);
       state.realm_users.sort((a: any, b: any) => a.user_id - b.user_id);
-      if (typeof person.role === "number") applyRoleToSystemGroups(state, person.user_id, person.role);
     } else if (e.op === "remove") {
       state.realm_users = state.realm_users.filter((u: any) => u.user_id !== person.user_id);
     } else if (e.op === "update") {
@@ -84,7 +83,6 @@ const appliers: Record<string, Applier> = {
           target[k] = v;
         }
       }
-      if (typeof person.role === "number") applyRoleToSystemGroups(state, person.user_id, person.role);
       if (person.user_id === state.user_id) {
         for (const k of ["full_name", "role", "is_admin", "is_owner", "is_moderator", "is_guest", "avatar_url", "email", "delivery_email"]) {
           if (k in person) state[k] = person[k];

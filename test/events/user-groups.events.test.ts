@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const PARAMS = { event_types: ["realm_user", "realm_user_groups", "realm"] };
+// "realm_user_groups" names the state; "user_group" is the event type that keeps it current (as upstream).
+const PARAMS = { event_types: ["realm_user", "realm_user_groups", "user_group", "realm"] };
 
 describe("realm_user_groups", () => {
   it("lists the system groups with direct members, subgroups and group-setting values", async () => {

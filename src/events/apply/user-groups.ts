@@ -1,26 +1,12 @@
 /**
- * realm_user_groups on /register state: upstream's `user_group` events, plus the
- * system-group memberships that follow a user's role (a new user joins the groups of
- * their role; a role change moves them), which the state derives from `realm_user`
- * events.
+ * realm_user_groups on /register state: upstream's `user_group` events (role changes
+ * and new users arrive as add_members / remove_members on system groups).
  */
-import { directSystemGroupsForRole } from "../../lib/system-groups.js";
 
 type State = Record<string, any>;
 type Event = Record<string, any>;
 
 const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
-
-/** Puts the user in exactly the system groups of their role. */
-export function applyRoleToSystemGroups(state: State, userId: number, role: number): void {
-  if (!Array.isArray(state.realm_user_groups)) return;
-  const names = new Set<string>(directSystemGroupsForRole(role));
-  for (const group of state.realm_user_groups) {
-    if (!group.is_system_group) continue;
-    const others = (group.members as number[]).filter((id) => id !== userId);
-    group.members = names.has(group.name) ? sorted([...others, userId]) : others;
-  }
-}
 
 export function applyUserGroup(state: State, e: Event): void {
   const groups = state.realm_user_groups as any[] | undefined;
