@@ -18,12 +18,23 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     bodyLimit: ctx.config.maxRequestBytes,
     // Long-polls stay open for up to longPollSeconds; leave room above that.
     requestTimeout: 0,
+    // Path segments carry emails (up to 254 characters); the default limit (100) rejected valid ones.
+    maxParamLength: 1000,
+    // Undecodable or over-long URLs get the JSON error envelope, not Fastify's own body.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
 
   await app.register(formbody, { bodyLimit: ctx.config.maxRequestBytes });
+  // The multipart parser reads the raw stream and ignores bodyLimit (over-long fields were
+  // silently truncated, many fields unbounded): refuse a declared length over the limit up
+  // front, and bound the parts of chunked bodies.
+  app.addHook("onRequest", async (request) => {
+    const length = Number(request.headers["content-length"] ?? 0);
+    if (length > ctx.config.maxRequestBytes) throw new ApiError("Request entity too large", { status: 413 });
+  });
   await app.register(multipart, {
     attachFieldsToBody: "keyValues",
-    limits: { fieldSize: ctx.config.maxRequestBytes, fileSize: ctx.config.maxRequestBytes, files: 5 },
+    limits: { fieldSize: ctx.config.maxRequestBytes, fileSize: ctx.config.maxRequestBytes, files: 5, fields: 100, parts: 105 },
   });
   // Like upstream, bodies of other types (JSON included) are not parsed: their parameters are absent.
   app.removeContentTypeParser("application/json");

@@ -30,7 +30,9 @@ export async function createContext(config: Config): Promise<AppContext> {
 export function loggerOptions(level: string) {
   return {
     level,
-    redact: ["req.headers.authorization", "req.headers.cookie"],
+    // Plugins log their own copies of the headers too (the multipart parser logs its options,
+    // headers included, at trace level): redact them wherever they sit one level down.
+    redact: ["req.headers.authorization", "req.headers.cookie", "*.headers.authorization", "*.headers.cookie"],
     serializers: {
       req: (req: { method: string; url: string; hostname?: string }) => ({
         method: req.method,

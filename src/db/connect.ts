@@ -6,6 +6,7 @@ import pg from "pg";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import type { DB } from "./schema.js";
 import { migrationProvider } from "./migrations/index.js";
+import { withNulGuard } from "./nul-guard.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -23,7 +24,7 @@ export interface DbOptions {
 export function openDb(opts: DbOptions): Kysely<DB> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger(opts) });
+    return new Kysely<DB>({ dialect: withNulGuard(new PostgresDialect({ pool })), log: queryLogger(opts) });
   }
   const file = opts.sqlitePath ?? ":memory:";
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -34,7 +35,7 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(database) }), log: queryLogger(opts) });
+  return new Kysely<DB>({ dialect: withNulGuard(new SqliteDialect({ database: withStatementCache(database) })), log: queryLogger(opts) });
 }
 
 /**

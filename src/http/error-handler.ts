@@ -15,7 +15,7 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof ApiError) return sendApiError(reply, error);
   const code = (error as FastifyError).code;
-  if (code === "FST_ERR_CTP_BODY_TOO_LARGE" || code === "FST_REQ_FILE_TOO_LARGE" || code === "FST_FILES_LIMIT") {
+  if (["FST_ERR_CTP_BODY_TOO_LARGE", "FST_REQ_FILE_TOO_LARGE", "FST_FILES_LIMIT", "FST_FIELDS_LIMIT", "FST_PARTS_LIMIT"].includes(code)) {
     return sendApiError(reply, new ApiError("Request entity too large", { status: 413 }));
   }
   const status = (error as FastifyError).statusCode;

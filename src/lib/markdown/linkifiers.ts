@@ -61,11 +61,20 @@ export function validateLinkifier(pattern: string, urlTemplate: string): Linkifi
   else if (vars === null) errors.push({ field: "url_template", message: INVALID_URL_TEMPLATE });
   // Model-level checks run even when a field failed.
   let groups: string[];
+  let compiled: ReturnType<typeof compilePythonRegex>;
   try {
-    groups = compilePythonRegex(pattern).groupNames;
+    compiled = compilePythonRegex(pattern);
+    groups = compiled.groupNames;
   } catch (e) {
     if (!(e instanceof LinkifierPatternError)) throw e;
     errors.push({ field: "__all__", message: e.message });
+    return errors;
+  }
+  try {
+    renderRegex(compiled.regex);
+  } catch {
+    // Upstream's RE2 rejects programs over its memory budget with this message.
+    errors.push({ field: "__all__", message: "Bad regular expression: pattern too large - compile failed" });
     return errors;
   }
   if (vars === null) return errors;
@@ -81,6 +90,22 @@ export function validateLinkifier(pattern: string, urlTemplate: string): Linkifi
     errors.push({ field: "__all__", message: groupNotInTemplateMessage(missingInTemplate[0]) });
   }
   return errors;
+}
+
+/**
+ * The regex rendering applies, compiled now: V8 compiles a RegExp on its first use, so a
+ * pattern too large for it ("Regular expression too large") would otherwise throw while
+ * rendering every later message of the realm.
+ */
+function renderRegex(pattern: RegExp): RegExp {
+  return forceCompile(new RegExp(`(?:${pattern.source})(?=$|[^\\p{L}\\p{N}])`, pattern.flags + "y"));
+}
+
+function forceCompile(regex: RegExp): RegExp {
+  regex.lastIndex = 0;
+  regex.exec("");
+  regex.lastIndex = 0;
+  return regex;
 }
 
 export interface CompiledLinkifier {
@@ -104,8 +129,9 @@ export function compileLinkifier(pattern: string, urlTemplate: string): Compiled
     // Upstream's RE2 never backtracks; ours would, so patterns that could
     // take exponential time are not applied (they would stall rendering).
     if (c.backtrackingRisk) throw new LinkifierPatternError("backtracking risk");
-    const regex = new RegExp(`(?:${c.regex.source})(?=$|[^\\p{L}\\p{N}])`, c.regex.flags + "y");
+    const regex = renderRegex(c.regex);
     const scan = new RegExp(regex.source, regex.flags.replace("y", "g"));
+    forceCompile(scan);
     compiled = { regex, scan, jsGroupNames: c.jsGroupNames, template: uriTemplate.parse(urlTemplate) };
   } catch {
     compiled = null; // invalid linkifiers are skipped, as upstream does

@@ -1,0 +1,70 @@
+/**
+ * NUL characters in text. PostgreSQL rejects them in any text value ("invalid byte sequence
+ * for encoding UTF8: 0x00"), so a client-supplied name, email or topic holding one made the
+ * request fail with a server error there, while SQLite stored or searched it. One rule on
+ * both databases, applied to every statement's parameters just before execution:
+ * - reads (SELECT): a NUL becomes U+FFFF, a noncharacter no stored text holds, so the lookup
+ *   simply finds nothing;
+ * - other statements: a NUL is refused with a client error (the transaction rolls back).
+ *   Fields with their own upstream message (message content, topics, channel and user
+ *   names) check before writing; this catches every other free-text field.
+ * The check scans the flat parameter list only (no query-tree walk on the hot path).
+ */
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
+import { ApiError } from "../errors.js";
+
+const NUL = "\u0000";
+const SUBSTITUTE = "\uffff";
+
+const hasNul = (v: unknown): v is string => typeof v === "string" && v.includes(NUL);
+
+function guard(query: CompiledQuery): CompiledQuery {
+  if (!query.parameters.some(hasNul)) return query;
+  if (query.query.kind !== "SelectQueryNode") throw new ApiError("Text must not contain null bytes");
+  const parameters = query.parameters.map((v) => (hasNul(v) ? v.replaceAll(NUL, SUBSTITUTE) : v));
+  return { ...query, parameters };
+}
+
+function guardConnection(conn: DatabaseConnection): DatabaseConnection {
+  return {
+    executeQuery: <R>(q: CompiledQuery): Promise<QueryResult<R>> => conn.executeQuery<R>(guard(q)),
+    streamQuery: <R>(q: CompiledQuery, chunkSize?: number) => conn.streamQuery<R>(guard(q), chunkSize),
+  };
+}
+
+/** The dialect with its connections' statements guarded. */
+export function withNulGuard(dialect: Dialect): Dialect {
+  const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const unwrap = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  const wrap = (conn: DatabaseConnection) => {
+    let g = wrapped.get(conn);
+    if (!g) {
+      g = guardConnection(conn);
+      wrapped.set(conn, g);
+      unwrap.set(g, conn);
+    }
+    return g;
+  };
+  const inner = (conn: DatabaseConnection) => unwrap.get(conn) ?? conn;
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: (): Driver => {
+      const d = dialect.createDriver();
+      // Every other driver method receives the connection it handed out: give back the original.
+      return new Proxy(d, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof value !== "function") return value;
+          if (prop === "acquireConnection") return async () => wrap(await d.acquireConnection());
+          return (...args: unknown[]) =>
+            (value as (...a: unknown[]) => unknown).apply(
+              target,
+              args.map((a) => (a && typeof a === "object" && unwrap.has(a as DatabaseConnection) ? inner(a as DatabaseConnection) : a)),
+            );
+        },
+      });
+    },
+  };
+}

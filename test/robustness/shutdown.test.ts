@@ -1,0 +1,68 @@
+/**
+ * Graceful shutdown on a real socket: a waiting long-poll is answered promptly when the
+ * app closes, close() resolves within 2 s, and the event system's timers stop.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { basicAuth, expectSuccess } from "../support/client.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+
+let s: TestServer;
+
+beforeAll(async () => {
+  // The default long-poll wait (50 s): only shutdown can answer it within the test.
+  s = await startTestServer();
+});
+afterAll(() => s?.close());
+
+function timeoutCount(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+}
+
+function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string; at: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: "GET", headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, at: Date.now() }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("graceful shutdown", () => {
+  it("answers a waiting long-poll and closes within 2 s, leaving no timers", async () => {
+    const { member } = s.realm;
+    const reg = expectSuccess(await s.api.post(member, "/register", { event_types: ["message"] }));
+    const baseline = timeoutCount();
+    await s.app.listen({ port: 0, host: "127.0.0.1" });
+    const port = (s.app.server.address() as AddressInfo).port;
+    const query = new URLSearchParams({ queue_id: reg.queue_id as string, last_event_id: String(reg.last_event_id) });
+    const poll = get(port, `/api/v1/events?${query}`, { host: s.realm.host, authorization: basicAuth(member) });
+    // Wait until the poll is parked on its queue (its 50 s heartbeat timer exists).
+    const parkedBy = Date.now() + 2000;
+    while (timeoutCount() <= baseline && Date.now() < parkedBy) await new Promise((r) => setTimeout(r, 10));
+    expect(timeoutCount(), "the long-poll is waiting").toBeGreaterThan(baseline);
+
+    const started = Date.now();
+    await s.app.close();
+    const closedAt = Date.now();
+    const answer = await poll;
+    expect(closedAt - started, "close() resolved within 2 s").toBeLessThan(2000);
+    expect(answer.at - started, "the long-poll was answered within 2 s").toBeLessThan(2000);
+    expect([200, 400, 503]).toContain(answer.status);
+    const body = JSON.parse(answer.body);
+    expect(typeof body.result).toBe("string");
+    expect(typeof body.msg).toBe("string");
+    // The heartbeat timer of the poll and the queue GC timer are gone.
+    await new Promise((r) => setImmediate(r));
+    expect(timeoutCount(), "no timers left by the event system").toBeLessThanOrEqual(baseline);
+    // The queue garbage collector's interval is unref'd (not counted above): check it directly.
+    expect((s.ctx.eventQueues as unknown as { gcTimer: unknown }).gcTimer).toBeNull();
+    if (process.env.SHUTDOWN_DEBUG) console.log(answer);
+  });
+});
