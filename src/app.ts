@@ -19,7 +19,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     // Long-polls stay open for up to longPollSeconds; leave room above that.
     requestTimeout: 0,
     // Path segments carry emails (up to 254 characters); the default limit (100) rejected valid ones.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     // Undecodable or over-long URLs get the JSON error envelope, not Fastify's own body.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
