@@ -17,6 +17,11 @@ export interface DbOptions {
   /** SQLite file path, or ":memory:". */
   sqlitePath?: string;
   poolSize?: number;
+  /**
+   * Errors of idle PostgreSQL connections (the server restarted, a connection was killed).
+   * The pool replaces the connection; without a listener node-postgres would crash the process.
+   */
+  onIdleError?: (err: Error) => void;
   /** Called once per executed query (tests count queries on hot paths with it). */
   onQuery?: () => void;
 }
@@ -24,6 +29,7 @@ export interface DbOptions {
 export function openDb(opts: DbOptions): Kysely<DB> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    pool.on("error", (err) => (opts.onIdleError ?? defaultIdleError)(err));
     return new Kysely<DB>({ dialect: withNulGuard(new PostgresDialect({ pool })), log: queryLogger(opts) });
   }
   const file = opts.sqlitePath ?? ":memory:";
@@ -67,6 +73,10 @@ function withStatementCache(database: SQLite.Database, max = 1000): SQLite.Datab
 function queryLogger(opts: DbOptions) {
   const onQuery = opts.onQuery;
   return onQuery ? () => onQuery() : undefined;
+}
+
+function defaultIdleError(err: Error): void {
+  process.stderr.write(`parley: idle database connection lost: ${err.message}\n`);
 }
 
 export async function migrateToLatest(db: Kysely<DB>): Promise<void> {

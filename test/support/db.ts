@@ -43,9 +43,19 @@ export async function createTestDb(): Promise<TestDb> {
     url: url.toString(),
     drop: async () => {
       await db.destroy();
+      // No FORCE: killing connections the pool is still closing makes them emit errors.
+      // Wait instead until the last one has gone (55006: database in use).
       const c = new pg.Client({ connectionString: base });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await c.query(`DROP DATABASE IF EXISTS ${name}`);
+          break;
+        } catch (err) {
+          if ((err as { code?: string }).code !== "55006" || attempt >= 50) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
       await c.end();
     },
     queryCount,
