@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest, openDb } from "./db/connect.js";
+import type { Db } from "./db/tx.js";
 import { InProcessEventBus } from "./events/publisher.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
@@ -13,6 +14,11 @@ import { QueueManager } from "./events/queues.js";
 export async function createContext(config: Config): Promise<AppContext> {
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.sqlite3") });
   await migrateToLatest(db);
+  return contextFor(config, db);
+}
+
+/** The context of a server on an open, migrated database: in-process event bus, queues, limits. */
+export function contextFor(config: Config, db: Db): AppContext {
   const events = new InProcessEventBus();
   const ctx: AppContext = {
     config,

@@ -7,20 +7,10 @@ import type { Realm } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelsByNames } from "../db/queries/channels.js";
 import { activeUsersByFullNames, linkifiersOfRealm, namedGroupsByNames, usersByIds } from "../db/queries/messages.js";
-import { collectReferences, renderMarkdown, topicLinks, type MarkdownLookups } from "./markdown/index.js";
+import { collectReferences, renderMarkdown, topicLinks, type MarkdownLookups, type RenderResult } from "./markdown/index.js";
 
-export interface RenderedContent {
-  html: string;
-  mentionedUserIds: Set<number>;
-  mentionedGroupIds: Set<number>;
-  streamWildcardMentioned: boolean;
-  topicWildcardMentioned: boolean;
-  isMeMessage: boolean;
-  hasLink: boolean;
-  hasImage: boolean;
-  /** The realm's linkifiers as loaded for this rendering (reused for topic links). */
-  linkifiers: MarkdownLookups["linkifiers"];
-}
+/** A rendering, with the realm's linkifiers as loaded for it (reused for topic links). */
+export type RenderedContent = Omit<RenderResult, "references"> & { linkifiers: MarkdownLookups["linkifiers"] };
 
 /** The lookups for rendering this content in this realm (one query per table). */
 export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<MarkdownLookups> {
@@ -60,18 +50,8 @@ export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string,
 /** `realmUrl` is the organization's URL (links to it become relative). */
 export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<RenderedContent> {
   const lookups = await loadLookups(db, realm, realmUrl, content);
-  const r = renderMarkdown(content, lookups);
-  return {
-    linkifiers: lookups.linkifiers,
-    html: r.html,
-    mentionedUserIds: r.mentionedUserIds,
-    mentionedGroupIds: r.mentionedGroupIds,
-    streamWildcardMentioned: r.streamWildcardMentioned,
-    topicWildcardMentioned: r.topicWildcardMentioned,
-    isMeMessage: r.isMeMessage,
-    hasLink: r.hasLink,
-    hasImage: r.hasImage,
-  };
+  const { references: _references, ...rendered } = renderMarkdown(content, lookups);
+  return { ...rendered, linkifiers: lookups.linkifiers };
 }
 
 /** Topic links (linkifiers and raw URLs in the topic), with the realm's linkifiers loaded once. */

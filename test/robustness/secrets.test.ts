@@ -8,13 +8,8 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import type { AppContext } from "../../src/context.js";
-import { dialectOf } from "../../src/db/dialect.js";
-import { InProcessEventBus } from "../../src/events/publisher.js";
-import { QueueManager } from "../../src/events/queues.js";
-import { RateLimiter } from "../../src/http/rate-limit.js";
 import { allRoutes } from "../../src/http/routes.js";
-import { loggerOptions } from "../../src/server.js";
+import { contextFor, loggerOptions } from "../../src/server.js";
 import { ApiClient, basicAuth, expectSuccess, type Params } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { allCredentials, encodeRaw, seedObjects, type RealmObjects } from "../support/fuzz.js";
@@ -32,16 +27,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   testDb = await createTestDb();
   const config: Config = { ...loadConfig({}), externalHost: EXTERNAL_HOST, rateLimitPerMinute: 0, loginAttemptsPer30Minutes: 0, longPollSeconds: 1 };
-  const events = new InProcessEventBus();
-  const ctx: AppContext = {
-    config,
-    db: testDb.db,
-    dialect: dialectOf(testDb.db),
-    events,
-    eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
-    rateLimiter: new RateLimiter(() => ctx.now()),
-    now: () => Date.now(),
-  };
+  const ctx = contextFor(config, testDb.db);
   const stream = new Writable({
     write(chunk, _enc, done) {
       logLines.push(String(chunk));

@@ -6,10 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { AppContext } from "../../src/context.js";
-import { dialectOf } from "../../src/db/dialect.js";
-import { InProcessEventBus } from "../../src/events/publisher.js";
-import { RateLimiter } from "../../src/http/rate-limit.js";
-import { QueueManager } from "../../src/events/queues.js";
+import { contextFor } from "../../src/server.js";
 import { createTestDb, type TestDb } from "./db.js";
 import { seedRealm, type SeededRealm } from "./realm.js";
 import { ApiClient } from "./client.js";
@@ -41,16 +38,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     loginAttemptsPer30Minutes: 0,
     ...overrides,
   };
-  const events = new InProcessEventBus();
-  const ctx: AppContext = {
-    config,
-    db: testDb.db,
-    dialect: dialectOf(testDb.db),
-    events,
-    eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
-    rateLimiter: new RateLimiter(() => ctx.now()),
-    now: () => Date.now(),
-  };
+  const ctx = contextFor(config, testDb.db);
   const app = await buildApp(ctx);
   const realm = await seedRealm(ctx, "", "Test Organization");
   const other = await seedRealm(ctx, "other", "Other Organization");
