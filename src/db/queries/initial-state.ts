@@ -1,20 +1,5 @@
 /** Reads behind POST /register's initial state that no other family owns (one query each). */
-import type { Subscription } from "../schema.js";
 import type { Queryable } from "../tx.js";
-
-/** All the user's channel subscriptions, active or not, with the channel id. */
-export async function channelSubscriptionsOfUser(db: Queryable, realmId: number, userId: number): Promise<Array<Subscription & { channel_id: number }>> {
-  return db
-    .selectFrom("subscriptions")
-    .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
-    .selectAll("subscriptions")
-    .select("recipients.type_id as channel_id")
-    .where("subscriptions.realm_id", "=", realmId)
-    .where("subscriptions.user_id", "=", userId)
-    .where("recipients.type", "=", 2)
-    .orderBy("subscriptions.id")
-    .execute();
-}
 
 export async function listLinkifiers(db: Queryable, realmId: number) {
   return db.selectFrom("linkifiers").selectAll().where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();

@@ -2,19 +2,28 @@
 import type { Subscription } from "../schema.js";
 import type { Queryable } from "../tx.js";
 
-/** Active subscriptions of one user, with the subscribed channel's id. */
-export async function activeSubscriptionsOfUser(db: Queryable, realmId: number, userId: number): Promise<Array<Subscription & { channel_id: number }>> {
-  return db
+/** One user's channel subscriptions (all, or only active ones), with the channel's id. */
+export async function channelSubscriptionsOfUser(
+  db: Queryable,
+  realmId: number,
+  userId: number,
+  opts: { activeOnly: boolean },
+): Promise<Array<Subscription & { channel_id: number }>> {
+  let q = db
     .selectFrom("subscriptions")
     .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
     .selectAll("subscriptions")
     .select("recipients.type_id as channel_id")
     .where("subscriptions.realm_id", "=", realmId)
     .where("subscriptions.user_id", "=", userId)
-    .where("subscriptions.active", "=", 1)
-    .where("recipients.type", "=", 2)
-    .orderBy("subscriptions.id")
-    .execute();
+    .where("recipients.type", "=", 2);
+  if (opts.activeOnly) q = q.where("subscriptions.active", "=", 1);
+  return q.orderBy("subscriptions.id").execute();
+}
+
+/** Active subscriptions of one user, with the subscribed channel's id. */
+export function activeSubscriptionsOfUser(db: Queryable, realmId: number, userId: number) {
+  return channelSubscriptionsOfUser(db, realmId, userId, { activeOnly: true });
 }
 
 /** Ids of the channels the user is actively subscribed to. */

@@ -6,7 +6,7 @@ import { channelGroupDefaults } from "../../actions/channels.js";
 import { toApiChannel } from "../../api-records/channel.js";
 import { toApiSubscription } from "../../api-records/subscription.js";
 import { listRealmChannels } from "../../db/queries/channels.js";
-import { channelSubscriptionsOfUser } from "../../db/queries/initial-state.js";
+import { channelSubscriptionsOfUser } from "../../db/queries/subscriptions.js";
 import { subscriberIdsByChannel } from "../../db/queries/subscriptions.js";
 import { canAccessChannel, canAccessChannelMetadata } from "../../lib/channels.js";
 import type { StateContext, StateFetcher } from "./types.js";
@@ -14,7 +14,7 @@ import type { StateContext, StateFetcher } from "./types.js";
 async function load(sc: StateContext) {
   const { ctx, realm, user } = sc;
   const channels = await listRealmChannels(ctx.db, realm.id, { includeArchived: false });
-  const subs = await channelSubscriptionsOfUser(ctx.db, realm.id, user.id);
+  const subs = await channelSubscriptionsOfUser(ctx.db, realm.id, user.id, { activeOnly: false });
   const subscribers = await subscriberIdsByChannel(ctx.db, realm.id, channels.map((c) => c.id));
   const groups = await channelGroupDefaults(ctx.db, realm.id);
   return { channels, subs, subscribers, groups };
