@@ -7,23 +7,23 @@
  * Only for builders whose parameters are exactly the arguments, in order (plain `=`
  * comparisons; no `in` lists, limits or literals that would add or reorder parameters).
  */
-import { CompiledQuery, type Compilable, type Kysely, type Transaction } from "kysely";
+import type { CompiledQuery, Compilable, Kysely, Transaction } from "kysely";
 import type { DB } from "./schema.js";
 import type { Queryable } from "./tx.js";
 
 export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...args: A) => Compilable<R>) {
-  const compiled = new WeakMap<Kysely<DB> | Transaction<DB>, string>();
+  const compiled = new WeakMap<Kysely<DB> | Transaction<DB>, CompiledQuery<R>>();
   return async (db: Queryable, ...args: A): Promise<R[]> => {
-    let sqlText = compiled.get(db);
-    if (sqlText === undefined) {
-      const query = build(db, ...args).compile();
+    let query = compiled.get(db);
+    if (query === undefined) {
+      query = build(db, ...args).compile();
       if (query.parameters.length !== args.length || query.parameters.some((p, i) => p !== args[i])) {
         throw new Error(`compiledOnce: parameters of ${query.sql} are not its arguments`);
       }
-      sqlText = query.sql;
-      compiled.set(db, sqlText);
+      compiled.set(db, query);
     }
-    const result = await db.executeQuery<R>(CompiledQuery.raw(sqlText, args));
+    // Same SQL and query node (plugins and the NUL guard still see a SELECT), new parameters.
+    const result = await db.executeQuery<R>({ ...query, parameters: args });
     return result.rows;
   };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth, expectError } from "../support/client.js";
 import { seedObjects, snapshotDb, type RealmObjects } from "../support/fuzz.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { findUserByApiKey } from "../../src/db/queries/users.js";
 
 let s: TestServer;
 let A: RealmObjects;
@@ -128,5 +129,14 @@ describe("bodies over the limit get the 413 envelope and change nothing", () => 
     expect(res.statusCode, res.body.slice(0, 200)).toBe(413);
     expect(res.json()).toMatchObject({ result: "error", msg: "Request entity too large", code: "BAD_REQUEST" });
     expect(await snapshotDb(s.db)).toEqual(before);
+  });
+});
+
+describe("NUL bytes in precompiled reads", () => {
+  it("a compiled-once lookup with a NUL parameter finds nothing, like any other read", async () => {
+    // Precompiled queries keep their SELECT node, so the NUL guard substitutes instead of refusing.
+    await expect(findUserByApiKey(s.db, "abc\u0000def")).resolves.toBeUndefined();
+    const found = await findUserByApiKey(s.db, s.realm.member.api_key);
+    expect(found?.user.id).toBe(s.realm.member.id);
   });
 });
