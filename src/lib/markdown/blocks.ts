@@ -3,6 +3,11 @@ import type { StateBlock } from "markdown-it";
 
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
 
+/** Whether one of a block's terminator rules starts a new block at `line` (markdown-it's check). */
+export function terminatesAt(rules: readonly BlockRule[], state: StateBlock, line: number, endLine: number): boolean {
+  return rules.some((rule) => rule(state, line, endLine, true));
+}
+
 /** markdown-it's paragraph rule, but only leading whitespace is stripped (as upstream does). */
 export function paragraphRule(state: StateBlock, startLine: number, endLine: number): boolean {
   const terminatorRules = state.md.block.ruler.getRules("paragraph");
@@ -12,14 +17,7 @@ export function paragraphRule(state: StateBlock, startLine: number, endLine: num
   for (; nextLine < endLine && !state.isEmpty(nextLine); nextLine++) {
     if (state.sCount[nextLine] - state.blkIndent > 3) continue;
     if (state.sCount[nextLine] < 0) continue;
-    let terminate = false;
-    for (const rule of terminatorRules) {
-      if (rule(state, nextLine, endLine, true)) {
-        terminate = true;
-        break;
-      }
-    }
-    if (terminate) break;
+    if (terminatesAt(terminatorRules, state, nextLine, endLine)) break;
   }
   const content = state.getLines(startLine, nextLine, state.blkIndent, false).replace(/^[ \t\n]+/, "");
   state.line = nextLine;

@@ -5,6 +5,7 @@
  *  - "*", "-" and "+" items continue the same bullet list.
  */
 import type { StateBlock } from "markdown-it";
+import { terminatesAt } from "./blocks.js";
 
 function isSpace(code: number): boolean {
   return code === 0x09 || code === 0x20;
@@ -149,14 +150,7 @@ export function listRule(state: StateBlock, startLine: number, endLine: number, 
     if (nextLine >= endLine) break;
     if (state.sCount[nextLine] < state.blkIndent) break;
     if (state.sCount[nextLine] - state.blkIndent >= 4) break;
-    let terminate = false;
-    for (const rule of terminatorRules) {
-      if (rule(state, nextLine, endLine, true)) {
-        terminate = true;
-        break;
-      }
-    }
-    if (terminate) break;
+    if (terminatesAt(terminatorRules, state, nextLine, endLine)) break;
     if (isOrdered) {
       posAfterMarker = skipOrderedListMarker(state, nextLine);
       if (posAfterMarker < 0) break;
