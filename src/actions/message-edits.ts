@@ -29,7 +29,7 @@ import { normalizeContent } from "../lib/message-content.js";
 import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";
 import { loadTopicLinker, renderMessageContent } from "../lib/message-render.js";
 import { isGuest, isModerator } from "../lib/roles.js";
-import { checkTopicCharacters, LEGACY_NO_TOPIC, RESOLVED_TOPIC_PREFIX, truncateTopic } from "../lib/topics.js";
+import { checkTopicCharacters, isResolvedTopic, LEGACY_NO_TOPIC, RESOLVED_TOPIC_PREFIX, truncateTopic } from "../lib/topics.js";
 import { checkCanSendMessageGroup, checkMentionsAllowed, computeFlags, userInGroup } from "./messages.js";
 import { internalSendMessage, type InternalMessage } from "./internal-messages.js";
 import { moveNotices } from "./message-move-notices.js";
@@ -93,9 +93,9 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
     const origTopic = message.topic;
     const targetTopic = topic !== undefined ? truncateTopic(topic, realm.max_topic_length) : origTopic;
     const topicResolved =
-      topic !== undefined && targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === origTopic;
+      topic !== undefined && isResolvedTopic(targetTopic) && !isResolvedTopic(origTopic) && topic.slice(RESOLVED_TOPIC_PREFIX.length) === origTopic;
     const topicUnresolved =
-      topic !== undefined && origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && origTopic.replace(/^[✔ ]+/u, "") === targetTopic;
+      topic !== undefined && isResolvedTopic(origTopic) && !isResolvedTopic(targetTopic) && origTopic.replace(/^[✔ ]+/u, "") === targetTopic;
     const targetChannel: Channel | null = channelId !== undefined ? (await accessChannelById(tx, user, channelId)).channel : origChannel;
 
     if (topic !== undefined) {

@@ -7,6 +7,7 @@ import type { ChatEvent } from "./types.js";
 import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
 import { applyUserGroup } from "./apply/user-groups.js";
+import { sameTopic } from "../lib/topics.js";
 
 type State = Record<string, any>;
 type Applier = (state: State, event: Record<string, any>, opts: ApplyOptions) => void;
@@ -184,7 +185,7 @@ const appliers: Record<string, Applier> = {
   user_topic(state, e) {
     if (!state.user_topics) return;
     state.user_topics = state.user_topics.filter(
-      (t: any) => !(t.stream_id === e.stream_id && t.topic_name.toLowerCase() === e.topic_name.toLowerCase()),
+      (t: any) => !(t.stream_id === e.stream_id && sameTopic(t.topic_name, e.topic_name)),
     );
     if (e.visibility_policy !== 0) {
       const { type: _t, id: _i, ...entry } = e;

@@ -126,12 +126,6 @@ export function firstUnprintablePosition(text: string): number | null {
   return null;
 }
 
-export function checkChannelDescription(description: string): void {
-  if ([...description].length > MAX_CHANNEL_DESCRIPTION_LENGTH) {
-    throw new ApiError(`description is too long (limit: ${MAX_CHANNEL_DESCRIPTION_LENGTH} characters)`);
-  }
-}
-
 /**
  * Who may see a channel's metadata (the recipients of its events): web-public → every
  * active user; public → every active non-guest plus guest subscribers; private →

@@ -43,13 +43,6 @@ export async function userMessageFlags(db: Queryable, userId: number, messageIds
   return new Map(rows.map((r) => [r.message_id, r.flags]));
 }
 
-/** Users who have a per-user row for the message(s). */
-export async function userIdsWithRows(db: Queryable, messageIds: readonly number[]): Promise<number[]> {
-  if (messageIds.length === 0) return [];
-  const rows = await db.selectFrom("user_messages").select("user_id").distinct().where("message_id", "in", [...messageIds]).execute();
-  return rows.map((r) => r.user_id);
-}
-
 export async function usersByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<User[]> {
   if (ids.length === 0) return [];
   return db.selectFrom("users").selectAll().where("realm_id", "=", realmId).where("id", "in", [...new Set(ids)]).execute();

@@ -44,12 +44,6 @@ export async function nextPresenceUpdateId(db: Queryable, realmId: number): Prom
   return nextPresenceUpdateId(db, realmId);
 }
 
-/** The realm's current sequence value (0 before any presence change). */
-export async function currentPresenceUpdateId(db: Queryable, realmId: number): Promise<number> {
-  const row = await db.selectFrom("presence_sequence").select("last_update_id").where("realm_id", "=", realmId).executeTakeFirst();
-  return row ? Number(row.last_update_id) : 0;
-}
-
 export async function insertPresence(db: Queryable, realmId: number, row: PresenceRow): Promise<void> {
   await db
     .insertInto("presence")
@@ -71,10 +65,6 @@ export async function updatePresence(
   changes: Partial<Pick<PresenceRow, "last_active_time" | "last_connected_time" | "last_update_id">>,
 ): Promise<void> {
   await db.updateTable("presence").set(changes).where("realm_id", "=", realmId).where("user_id", "=", userId).execute();
-}
-
-export async function deletePresence(db: Queryable, realmId: number, userId: number): Promise<void> {
-  await db.deleteFrom("presence").where("realm_id", "=", realmId).where("user_id", "=", userId).execute();
 }
 
 /**

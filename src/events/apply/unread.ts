@@ -17,6 +17,7 @@ import {
   type UnreadEntry,
 } from "../initial-state/unread-model.js";
 import { otherParticipants, sortConversations, type RecentConversation } from "../initial-state/recent-conversations.js";
+import { sameTopic } from "../../lib/topics.js";
 
 type State = Record<string, any>;
 type Event = Record<string, any>;
@@ -29,7 +30,7 @@ export function viewerId(state: State, userId: number | undefined): number | und
 function unmutedInState(state: State, streamId: number, topic: string): boolean {
   const sub = (state.subscriptions as any[] | undefined)?.find((s) => s.stream_id === streamId);
   const policy = (state.user_topics as any[] | undefined)?.find(
-    (t) => t.stream_id === streamId && String(t.topic_name).toLowerCase() === topic.toLowerCase(),
+    (t) => t.stream_id === streamId && sameTopic(String(t.topic_name), topic),
   )?.visibility_policy;
   return isUnmutedStreamMessage(sub?.is_muted === true, policy ?? 0);
 }
