@@ -4,6 +4,7 @@ import { doCreateRealm } from "../src/actions/realms.js";
 import { generateApiKey } from "../src/lib/secrets.js";
 import { Role } from "../src/lib/roles.js";
 import { systemGroupIds } from "../src/db/queries/user-groups.js";
+import { directSystemGroupsForRole } from "../src/lib/system-groups.js";
 
 export interface BenchSeed {
   realmId: number;
@@ -21,6 +22,7 @@ export async function seedBenchRealm(ctx: AppContext, memberCount: number): Prom
     ownerPassword: null,
   });
   const groups = await systemGroupIds(ctx.db, realm.id);
+  const memberGroups = directSystemGroupsForRole(Role.MEMBER);
   const now = Math.floor(Date.now() / 1000);
   const members: BenchSeed["members"] = [];
   for (let start = 0; start < memberCount; start += 500) {
@@ -35,7 +37,7 @@ export async function seedBenchRealm(ctx: AppContext, memberCount: number): Prom
     const rows = await ctx.db.insertInto("users").values(batch).returning(["id", "delivery_email", "api_key"]).execute();
     await ctx.db
       .insertInto("user_group_members")
-      .values(rows.flatMap((r) => [groups.get("role:members")!, groups.get("role:fullmembers")!].map((g) => ({ realm_id: realm.id, group_id: g, user_id: r.id }))))
+      .values(rows.flatMap((r) => memberGroups.map((g) => ({ realm_id: realm.id, group_id: groups.get(g)!, user_id: r.id }))))
       .execute();
     members.push(...rows.map((r) => ({ id: r.id, email: r.delivery_email, apiKey: r.api_key })));
   }
