@@ -1,10 +1,11 @@
 /** buildApp(ctx): the Fastify instance with parsers, routes and error handling. Never listens. */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
-import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
 import type { AppContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import { handleError, sendApiError } from "./http/error-handler.js";
+import { checkQueryString, parseFormBody } from "./http/body/form.js";
+import { limitBodySize } from "./http/body/size-limit.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
 
@@ -24,13 +25,18 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   });
 
-  await app.register(formbody, { bodyLimit: ctx.config.maxRequestBytes });
-  // The multipart parser reads the raw stream and ignores bodyLimit (over-long fields were
-  // silently truncated, many fields unbounded): refuse a declared length over the limit up
-  // front, and bound the parts of chunked bodies.
+  // Every body is capped by its route's limit (the global one unless the route sets its own),
+  // whatever its encoding; undecodable query strings are refused before any view runs.
   app.addHook("onRequest", async (request) => {
-    const length = Number(request.headers["content-length"] ?? 0);
-    if (length > ctx.config.maxRequestBytes) throw new ApiError("Request entity too large", { status: 413 });
+    limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
+    checkQueryString(request.url);
+  });
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (_req, body, done) => {
+    try {
+      done(null, parseFormBody(body as Buffer));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
   });
   await app.register(multipart, {
     attachFieldsToBody: "keyValues",
@@ -38,7 +44,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   // Like upstream, bodies of other types (JSON included) are not parsed: their parameters are absent.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: ctx.config.maxRequestBytes }, (_req, _body, done) =>
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) =>
     done(null, undefined),
   );
 

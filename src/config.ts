@@ -21,6 +21,14 @@ export interface Config {
   loginAttemptsPer30Minutes: number;
   /** Log level for the server's structured log. */
   logLevel: string;
+  /** Event queues one user may hold; registering past it drops the user's least recently polled queue. */
+  eventQueuesPerUser: number;
+  /** Event queues one user may create per minute (POST /register, GET /events without queue_id); 0 disables. */
+  eventQueueCreationsPerMinute: number;
+  /** Longest queue lifespan a client may ask for (upstream: 7 days). */
+  eventQueueMaxLifespanSeconds: number;
+  /** Events one queue holds; past it the queue is dropped and its client re-registers (BAD_EVENT_QUEUE_ID). */
+  eventQueueMaxEvents: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -38,6 +46,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
     loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
     logLevel: env.LOG_LEVEL || "info",
+    eventQueuesPerUser: Math.max(1, intFromEnv(env.PARLEY_EVENT_QUEUES_PER_USER, 100)),
+    eventQueueCreationsPerMinute: intFromEnv(env.PARLEY_EVENT_QUEUE_CREATIONS_PER_MINUTE, 60),
+    eventQueueMaxLifespanSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_MAX_LIFESPAN_SECONDS, 7 * 24 * 3600),
+    eventQueueMaxEvents: Math.max(1, intFromEnv(env.PARLEY_EVENT_QUEUE_MAX_EVENTS, 10_000)),
   };
 }
 

@@ -8,7 +8,7 @@ import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest, openDb } from "./db/connect.js";
 import type { Db } from "./db/tx.js";
 import { InProcessEventBus } from "./events/publisher.js";
-import { RateLimiter } from "./http/rate-limit.js";
+import { InMemoryRateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
@@ -26,7 +26,7 @@ export function contextFor(config: Config, db: Db): AppContext {
     dialect: dialectOf(db),
     events,
     eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
-    rateLimiter: new RateLimiter(() => ctx.now()),
+    rateLimiter: new InMemoryRateLimiter(() => ctx.now()),
     now: () => Date.now(),
   };
   return ctx;

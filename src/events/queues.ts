@@ -19,11 +19,6 @@ import { shapeEventForQueue } from "./shape.js";
 /** A queued event: the event as delivered, with its per-queue id. */
 export type QueuedEvent = ChatEvent & { id: number };
 
-/** Most events a queue holds; past this the client is too far behind and must re-register. */
-export const MAX_QUEUED_EVENTS = 10_000;
-/** Longest lifespan a client may request (upstream: 7 days). */
-export const MAX_QUEUE_LIFESPAN_SECONDS = 7 * 24 * 3600;
-
 export interface QueueOptions {
   userId: number;
   realmId: number;
@@ -35,7 +30,7 @@ export interface QueueOptions {
   slimPresence: boolean;
   allPublicStreams: boolean;
   clientCapabilities: Readonly<Record<string, boolean>>;
-  /** 0: the server default (config.eventQueueIdleSeconds). */
+  /** 0: the server default (config.eventQueueIdleSeconds); capped by config.eventQueueMaxLifespanSeconds. */
   lifespanSeconds: number;
   clientName: string;
   /** The realm's name for the empty topic, shown to clients without the empty_topic_name capability. */
@@ -121,7 +116,7 @@ export class EventQueue {
 
   /** Idle queues (no poll waiting) expire lifespan seconds after their last poll. */
   expired(nowMs: number, defaultLifespanSeconds: number): boolean {
-    const lifespan = this.opts.lifespanSeconds > 0 ? Math.min(this.opts.lifespanSeconds, MAX_QUEUE_LIFESPAN_SECONDS) : defaultLifespanSeconds;
+    const lifespan = this.opts.lifespanSeconds > 0 ? this.opts.lifespanSeconds : defaultLifespanSeconds;
     return this.waiter === null && nowMs - this.lastConnectionTime >= lifespan * 1000;
   }
 }
@@ -189,6 +184,11 @@ export function badEventQueueId(queueId: string): ApiError {
   return new ApiError(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
 }
 
+type QueueLimitsConfig = Pick<
+  Config,
+  "longPollSeconds" | "eventQueueIdleSeconds" | "eventQueuesPerUser" | "eventQueueMaxLifespanSeconds" | "eventQueueMaxEvents"
+>;
+
 export interface FetchRequest {
   userId: number;
   queueId: string;
@@ -204,7 +204,7 @@ export class QueueManager {
   private gcTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly deps: { config: Pick<Config, "longPollSeconds" | "eventQueueIdleSeconds">; events: EventPublisher; now: () => number },
+    private readonly deps: { config: QueueLimitsConfig; events: EventPublisher; now: () => number },
     private readonly shape: EventShaper = shapeEventForQueue,
     store?: EventQueueStore,
   ) {
@@ -229,8 +229,18 @@ export class QueueManager {
     for (const q of this.store.all()) this.finish(q);
   }
 
+  /**
+   * Creates a queue. The requested lifespan is capped (as upstream); a user at the queue
+   * limit loses the queue polled least recently, whose client then gets BAD_EVENT_QUEUE_ID
+   * and re-registers: memory stays bounded and no client silently misses events.
+   */
   allocate(opts: QueueOptions): EventQueue {
-    const queue = new EventQueue(randomUUID(), opts, this.deps.now());
+    const { eventQueuesPerUser, eventQueueMaxLifespanSeconds } = this.deps.config;
+    const own = [...this.store.forUser(opts.userId)];
+    own.sort((a, b) => a.lastConnectionTime - b.lastConnectionTime);
+    for (const old of own.slice(0, Math.max(0, own.length - eventQueuesPerUser + 1))) this.drop(old);
+    const lifespanSeconds = Math.min(opts.lifespanSeconds, eventQueueMaxLifespanSeconds);
+    const queue = new EventQueue(randomUUID(), { ...opts, lifespanSeconds }, this.deps.now());
     this.store.add(queue);
     return queue;
   }
@@ -243,9 +253,7 @@ export class QueueManager {
   }
 
   delete(userId: number, queueId: string): void {
-    const q = this.access(userId, queueId);
-    this.finish(q);
-    this.store.delete(q.id);
+    this.drop(this.access(userId, queueId));
   }
 
   /**
@@ -292,11 +300,10 @@ export class QueueManager {
     if (!q.accepts(event)) return;
     const shaped = this.shape(q, event);
     if (shaped === null) return;
-    if (q.size >= MAX_QUEUED_EVENTS) {
+    if (q.size >= this.deps.config.eventQueueMaxEvents) {
       // The client stopped acknowledging; drop the queue so it re-registers
       // (BAD_EVENT_QUEUE_ID) rather than silently losing events.
-      this.finish(q);
-      this.store.delete(q.id);
+      this.drop(q);
       return;
     }
     q.push(shaped);
@@ -351,6 +358,12 @@ export class QueueManager {
       }
       this.store.delete(q.id);
     }
+  }
+
+  /** Removes a queue; its waiting poll, if any, first gets what the queue holds. */
+  private drop(q: EventQueue): void {
+    this.finish(q);
+    this.store.delete(q.id);
   }
 
   /** Answers the waiting poll of a queue, if any, with the queue's contents. */

@@ -1,6 +1,7 @@
 /** Turns thrown errors into the error envelope: {"result":"error","msg":…,<data>,"code":…}. */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.js";
+import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { sendJson } from "./response.js";
 
 export function errorBody(err: ApiError): Record<string, unknown> {
@@ -13,10 +14,12 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
 }
 
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  // A body cut at its limit makes parsers fail in their own ways: the cause is the size.
+  if (bodyOverLimit(request)) return sendApiError(reply, requestTooLarge());
   if (error instanceof ApiError) return sendApiError(reply, error);
   const code = (error as FastifyError).code;
   if (["FST_ERR_CTP_BODY_TOO_LARGE", "FST_REQ_FILE_TOO_LARGE", "FST_FILES_LIMIT", "FST_FIELDS_LIMIT", "FST_PARTS_LIMIT"].includes(code)) {
-    return sendApiError(reply, new ApiError("Request entity too large", { status: 413 }));
+    return sendApiError(reply, requestTooLarge());
   }
   const status = (error as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {

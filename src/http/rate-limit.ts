@@ -1,7 +1,9 @@
 /**
- * Rate limits, as upstream: API requests per user per minute, and password attempts per
- * username. In-process fixed windows; a multi-node deployment puts a shared store behind
- * the same `hit` interface.
+ * Rate limits, as upstream: API requests per user per minute, password attempts per
+ * username, event-queue creations per user. `RateLimiter` is the interface a shared store
+ * (Redis) implements for several nodes; `InMemoryRateLimiter` keeps fixed windows in this
+ * process. `hit` counts and decides in one step, so parallel requests cannot all pass a
+ * check made before any of them is counted.
  */
 import { ApiError } from "../errors.js";
 
@@ -21,14 +23,30 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-export class RateLimiter {
+export interface RateLimiter {
+  /** Atomically counts one request for `key` under `rule` and says whether it is allowed. */
+  hit(key: string, rule: RateRule): Promise<RateDecision>;
+  /** Forgets the requests counted for `key` (a successful login clears its failures). */
+  clear(key: string): Promise<void>;
+}
+
+export class InMemoryRateLimiter implements RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
   private lastSweep = 0;
 
   constructor(private readonly now: () => number) {}
 
-  /** Counts one request for `key` under `rule` and says whether it is allowed. */
-  hit(key: string, rule: RateRule): RateDecision {
+  hit(key: string, rule: RateRule): Promise<RateDecision> {
+    return Promise.resolve(this.hitNow(key, rule));
+  }
+
+  clear(key: string): Promise<void> {
+    this.windows.delete(key);
+    return Promise.resolve();
+  }
+
+  /** Synchronous, hence atomic within this process: no await between reading and counting. */
+  private hitNow(key: string, rule: RateRule): RateDecision {
     const now = this.now() / 1000;
     this.sweep(now);
     let w = this.windows.get(key);
@@ -47,26 +65,20 @@ export class RateLimiter {
     };
   }
 
-  /** The decision `hit` would give, without counting a request. */
-  peek(key: string, rule: RateRule): RateDecision {
-    const now = this.now() / 1000;
-    const w = this.windows.get(key);
-    if (!w || now - w.start >= rule.seconds) return { limit: rule.max, remaining: rule.max, reset: Math.ceil(now + rule.seconds), retryAfter: 0 };
-    const full = w.count >= rule.max;
-    return {
-      limit: rule.max,
-      remaining: Math.max(0, rule.max - w.count),
-      reset: Math.ceil(w.start + rule.seconds),
-      retryAfter: full ? Math.max(0.001, w.start + rule.seconds - now) : 0,
-    };
-  }
-
   /** Drops finished windows now and then, so memory stays proportional to active keys. */
   private sweep(now: number): void {
     if (now - this.lastSweep < 60) return;
     this.lastSweep = now;
     for (const [key, w] of this.windows) if (now - w.start > 3600) this.windows.delete(key);
   }
+}
+
+/** Counts one request and throws upstream's 429 when `rule` is exceeded; a rule with max 0 is off. */
+export async function enforceRateLimit(limiter: RateLimiter, key: string, rule: RateRule): Promise<RateDecision | undefined> {
+  if (rule.max <= 0) return undefined;
+  const decision = await limiter.hit(key, rule);
+  if (decision.retryAfter > 0) throw rateLimitError(decision);
+  return decision;
 }
 
 export function rateLimitError(decision: RateDecision): ApiError {

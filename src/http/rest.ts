@@ -8,6 +8,7 @@ import { ApiError } from "../errors.js";
 import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
 import { sendApiError } from "./error-handler.js";
+import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
@@ -40,7 +41,10 @@ export function registerRoutes(app: FastifyInstance, ctx: AppContext, routes: re
     app.route({
       method: [...ALL_METHODS],
       url: `/api/v1${toFastifyPath(path)}`,
+      ...bodyLimitOptions(defs),
       handler: async (request, reply) => {
+        // The body was cut at the limit: its parameters are incomplete.
+        if (bodyOverLimit(request)) throw requestTooLarge();
         const method = request.method === "HEAD" ? "GET" : request.method;
         if (request.method === "OPTIONS") {
           return reply.code(204).header("allow", [...allowed].sort().join(", ")).send();
@@ -62,6 +66,14 @@ export function registerRoutes(app: FastifyInstance, ctx: AppContext, routes: re
   }
 }
 
+/** A path whose routes declare a larger body limit gets it for every parser, multipart included. */
+function bodyLimitOptions(defs: readonly RouteDef[]) {
+  const limits = defs.map((d) => d.maxBodyBytes).filter((n): n is number => n !== undefined);
+  if (limits.length === 0) return {};
+  const bodyLimit = Math.max(...limits);
+  return { bodyLimit, config: { multipartOptions: { limits: { fieldSize: bodyLimit, fileSize: bodyLimit } } } };
+}
+
 async function dispatch(
   ctx: AppContext,
   def: RouteDef,
@@ -73,7 +85,7 @@ async function dispatch(
   let req: ApiRequest;
   if (def.auth === "user" || (def.auth === "optional" && request.headers.authorization !== undefined)) {
     const { user, realm } = await authenticate(ctx, requireCredentials(request), subdomain);
-    if (!def.exemptFromRateLimit) applyUserRateLimit(ctx, reply, user.id);
+    if (!def.exemptFromRateLimit) await applyUserRateLimit(ctx, reply, user.id);
     req = makeRequest(ctx, request, realm, user, pathParams);
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
@@ -86,10 +98,10 @@ async function dispatch(
 }
 
 /** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */
-function applyUserRateLimit(ctx: AppContext, reply: FastifyReply, userId: number): void {
+async function applyUserRateLimit(ctx: AppContext, reply: FastifyReply, userId: number): Promise<void> {
   const max = ctx.config.rateLimitPerMinute;
   if (max <= 0) return;
-  const decision = ctx.rateLimiter.hit(`api:${userId}`, { seconds: 60, max });
+  const decision = await ctx.rateLimiter.hit(`api:${userId}`, { seconds: 60, max });
   reply.header("X-RateLimit-Limit", String(decision.limit));
   reply.header("X-RateLimit-Remaining", String(decision.remaining));
   reply.header("X-RateLimit-Reset", String(decision.reset));

@@ -22,9 +22,14 @@ export interface RouteDef {
   unknownRealmError?: () => ApiError;
   /** Long-polls are not counted against the per-user API rate limit (as upstream). */
   exemptFromRateLimit?: boolean;
+  /**
+   * Largest body this route accepts, in bytes (file uploads); default config.maxRequestBytes.
+   * The limit applies to the route's path whatever the method (the largest one declared there).
+   */
+  maxBodyBytes?: number;
 }
 
-export function route(method: Method, path: string, handler: View, opts: { exemptFromRateLimit?: boolean } = {}): RouteDef {
+export function route(method: Method, path: string, handler: View, opts: { exemptFromRateLimit?: boolean; maxBodyBytes?: number } = {}): RouteDef {
   return { method, path, auth: "user", handler, ...opts };
 }
 
@@ -33,7 +38,7 @@ export function publicRoute(
   path: string,
   handler: PublicView,
   auth: "optional" | "none",
-  opts: { unknownRealmError?: () => ApiError } = {},
+  opts: { unknownRealmError?: () => ApiError; maxBodyBytes?: number } = {},
 ): RouteDef {
   return { method, path, auth, handler, ...opts };
 }

@@ -3,7 +3,6 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { expectError, expectSuccess } from "../support/client.js";
 import { queuedEvents, register } from "../support/events.js";
 import { createChannel } from "../support/channels.js";
-import { MAX_QUEUED_EVENTS } from "../../src/events/queues.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -152,7 +151,7 @@ describe("GET /events", () => {
 
   it("drops a queue that stops acknowledging past the cap", async () => {
     const { queue_id } = await register(s, s.realm.admin);
-    for (let i = 0; i <= MAX_QUEUED_EVENTS; i++) s.ctx.events.publish(s.realm.realm.id, { type: "flood" }, [s.realm.admin.id]);
+    for (let i = 0; i <= s.ctx.config.eventQueueMaxEvents; i++) s.ctx.events.publish(s.realm.realm.id, { type: "flood" }, [s.realm.admin.id]);
     expect(s.ctx.eventQueues.store.get(queue_id)).toBeUndefined();
   });
 });

@@ -36,6 +36,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     externalHost: EXTERNAL_HOST,
     rateLimitPerMinute: 0,
     loginAttemptsPer30Minutes: 0,
+    eventQueueCreationsPerMinute: 0,
     ...overrides,
   };
   const ctx = contextFor(config, testDb.db);

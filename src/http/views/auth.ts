@@ -1,6 +1,6 @@
 /** POST /api/v1/fetch_api_key: trade an email and password for the API key. */
 import { ApiError } from "../../errors.js";
-import { rateLimitError, type RateRule } from "../rate-limit.js";
+import { enforceRateLimit, type RateRule } from "../rate-limit.js";
 import { findUserByDeliveryEmail } from "../../db/queries/users.js";
 import { verifyPassword } from "../../lib/secrets.js";
 import { isValidEmail } from "../../lib/user-validation.js";
@@ -15,27 +15,26 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   const email = username.trim();
   if (!isValidEmail(email)) throw new ApiError("Enter a valid email address.");
   const attempts = loginAttempts(req, email);
-  if (attempts) {
-    const decision = req.ctx.rateLimiter.peek(attempts.key, attempts.rule);
-    if (decision.retryAfter > 0) throw rateLimitError(decision);
-  }
+  // Counted before the password is checked (as upstream), so parallel guesses cannot all
+  // reach the hash; a successful login clears the count.
+  if (attempts) await enforceRateLimit(req.ctx.rateLimiter, attempts.key, attempts.rule);
   const user = await findUserByDeliveryEmail(req.ctx.db, req.realm.id, email);
   // Verify even when the user is unknown, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !ok) {
-    if (attempts) req.ctx.rateLimiter.hit(attempts.key, attempts.rule);
     throw new ApiError("Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
   }
   if (req.realm.deactivated) {
     throw new ApiError("This organization has been deactivated", { status: 401, code: "REALM_DEACTIVATED" });
   }
   if (!user.is_active) throw new ApiError("Account is deactivated", { status: 401, code: "USER_DEACTIVATED" });
+  if (attempts) await req.ctx.rateLimiter.clear(attempts.key);
   return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
 }
 
 /**
- * Upstream's authenticate-by-username rule: a few failed password attempts per 30 minutes;
- * once that many have failed, every attempt (even a right one) waits for the window to pass.
+ * Upstream's authenticate-by-username rule: a few password attempts per 30 minutes; once
+ * that many have failed, every attempt (even a right one) waits for the window to pass.
  */
 function loginAttempts(req: ApiRequest, email: string): { key: string; rule: RateRule } | undefined {
   const max = req.ctx.config.loginAttemptsPer30Minutes;

@@ -2,7 +2,7 @@
 import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
-import type { QueueOptions, QueuedEvent } from "../../events/queues.js";
+import type { EventQueue, QueueOptions, QueuedEvent } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
 import { p, v, type Validator } from "../params/kinds.js";
@@ -10,6 +10,7 @@ import { paramMessages as m } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
 import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
+import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
@@ -51,10 +52,9 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
   });
   checkAllPublicStreams(req, params.all_public_streams === true);
   const caps = params.client_capabilities ?? {};
-  const queues = req.ctx.eventQueues;
   // The queue exists before the state is read, so nothing published meanwhile is lost:
   // events that arrive during the fetch are applied to the state below.
-  const queue = queues.allocate(queueOptions(req, {
+  const queue = await allocateQueue(req, {
     eventTypes: params.event_types ?? null,
     narrow: params.narrow,
     applyMarkdown: params.apply_markdown,
@@ -63,7 +63,7 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     allPublicStreams: params.all_public_streams ?? false,
     clientCapabilities: caps,
     lifespanSeconds: params.queue_lifespan_secs,
-  }));
+  });
   const state = await fetchInitialState({
     ctx: req.ctx,
     realm: req.realm,
@@ -85,17 +85,17 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
   return { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state };
 }
 
-function queueOptions(
-  req: AuthedRequest,
-  o: Omit<QueueOptions, "userId" | "realmId" | "clientName" | "emptyTopicDisplayName">,
-): QueueOptions {
-  return {
+/** A new queue for the caller; queue creations per user are rate-limited (429 RATE_LIMIT_HIT). */
+async function allocateQueue(req: AuthedRequest, o: Omit<QueueOptions, "userId" | "realmId" | "clientName" | "emptyTopicDisplayName">): Promise<EventQueue> {
+  const rule = { seconds: 60, max: req.ctx.config.eventQueueCreationsPerMinute };
+  await enforceRateLimit(req.ctx.rateLimiter, `queues:${req.user.id}`, rule);
+  return req.ctx.eventQueues.allocate({
     ...o,
     userId: req.user.id,
     realmId: req.realm.id,
     clientName: req.clientName,
     emptyTopicDisplayName: req.realm.empty_topic_display_name,
-  };
+  });
 }
 
 /** GET /api/v1/events */
@@ -117,7 +117,7 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
   if (params.queue_id === undefined) {
     // Without a queue, only a non-blocking call may create one (upstream's behaviour).
     if (!params.dont_block) throw new ApiError("Missing 'queue_id' argument");
-    const queue = queues.allocate(queueOptions(req, {
+    const queue = await allocateQueue(req, {
       eventTypes: params.event_types ?? null,
       narrow: params.narrow,
       applyMarkdown: params.apply_markdown,
@@ -126,7 +126,7 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
       allPublicStreams: params.all_public_streams,
       clientCapabilities: {},
       lifespanSeconds: params.lifespan_secs,
-    }));
+    });
     return { events: queue.contents(), queue_id: queue.id };
   }
   if (params.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");

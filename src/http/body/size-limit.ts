@@ -1,0 +1,45 @@
+/**
+ * The request-body size limit, whatever the body's encoding: a declared Content-Length,
+ * chunked transfer, multipart with many parts. Bytes are counted as the HTTP parser hands
+ * them to the request stream, before any body parser sees them (the multipart plugin reads
+ * the raw request itself, so a limit inside one parser is not enough). Past the limit the
+ * stream ends early, nothing more is read, and the request is answered with the JSON 413
+ * on a connection that then closes.
+ */
+import type { IncomingMessage } from "node:http";
+import type { FastifyRequest } from "fastify";
+import { ApiError } from "../../errors.js";
+
+const overLimit = Symbol("bodyOverLimit");
+type Marked = FastifyRequest & { [overLimit]?: boolean };
+
+export function requestTooLarge(): ApiError {
+  return new ApiError("Request entity too large", { status: 413, headers: { Connection: "close" } });
+}
+
+/** Whether the request's body went past its limit (its parsed body is then truncated). */
+export function bodyOverLimit(request: FastifyRequest): boolean {
+  return (request as Marked)[overLimit] === true;
+}
+
+/** Refuses a declared length over `limit` at once, and caps the bytes actually received. */
+export function limitBodySize(request: FastifyRequest, limit: number): void {
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > limit) throw requestTooLarge();
+  const raw = request.raw as IncomingMessage;
+  const push = raw.push.bind(raw);
+  let received = 0;
+  let cut = false;
+  raw.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (cut) return false;
+    if (chunk === null || chunk === undefined) return push(chunk);
+    received += typeof chunk === "string" ? Buffer.byteLength(chunk, encoding) : (chunk as Uint8Array).length;
+    if (received <= limit) return push(chunk, encoding);
+    // End the body here: parsers finish on what they have, and the request is refused
+    // before any view runs. Returning false stops reading from the socket.
+    cut = true;
+    (request as Marked)[overLimit] = true;
+    push(null);
+    return false;
+  };
+}
