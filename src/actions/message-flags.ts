@@ -8,9 +8,9 @@ import { ApiError } from "../errors.js";
 import type { Realm, User } from "../db/schema.js";
 import { withTransaction } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { sql } from "kysely";
 import { subscribedChannelIds } from "../db/queries/subscriptions.js";
-import { findMessagesByIds, insertUserMessages, recipientsByIds, dmGroupMembers, RECIPIENT_DM_GROUP } from "../db/queries/messages.js";
+import { updateFlagBit } from "../db/queries/message-flags.js";
+import { findMessagesByIds, insertUserMessages, recipientsByIds, dmGroupMembers, userMessageFlags, RECIPIENT_DM_GROUP } from "../db/queries/messages.js";
 import { bulkAccessMessages, invalidMessage } from "../lib/message-access.js";
 import { DEFAULT_HISTORICAL_FLAGS, FLAG_BITS, isApiFlag, isEditableFlag, type FlagName } from "../lib/message-flags.js";
 
@@ -36,11 +36,7 @@ export async function doUpdateMessageFlags(ctx: AppContext, realm: Realm, user: 
       const excluded = new Set(rows.filter((m) => m.channel_id !== null && !subscribed.has(m.channel_id)).map((m) => m.id));
       messages = messages.filter((id) => !excluded.has(id));
     }
-    const ums = new Map<number, number>();
-    if (messages.length > 0) {
-      const rows = await tx.selectFrom("user_messages").select(["message_id", "flags"]).where("user_id", "=", user.id).where("message_id", "in", messages).execute();
-      for (const r of rows) ums.set(r.message_id, r.flags);
-    }
+    const ums = await userMessageFlags(tx, user.id, messages);
     messages = [...new Set(messages)].filter((id) => ((ums.get(id) ?? DEFAULT_HISTORICAL_FLAGS) & bit) !== target);
     if ((DEFAULT_HISTORICAL_FLAGS & bit) !== target) {
       const historical = messages.filter((id) => !ums.has(id));
@@ -52,14 +48,7 @@ export async function doUpdateMessageFlags(ctx: AppContext, realm: Realm, user: 
       }
     }
     const existing = messages.filter((id) => ums.has(id));
-    if (existing.length > 0) {
-      await tx
-        .updateTable("user_messages")
-        .set({ flags: adding ? sql<number>`flags | ${sql.lit(bit)}` : sql<number>`flags & ${sql.lit(~bit)}` })
-        .where("user_id", "=", user.id)
-        .where("message_id", "in", existing)
-        .execute();
-    }
+    if (existing.length > 0) await updateFlagBit(tx, user.id, existing, bit, adding);
     const event: Record<string, unknown> = { type: "update_message_flags", op, operation: op, flag, messages, all: false };
     if (flag === "read" && !adding) event.message_details = await unreadMessageDetails(tx, realm, user, messages);
     // Only the user's own clients learn about their flags.
@@ -73,9 +62,7 @@ async function unreadMessageDetails(db: Parameters<typeof findMessagesByIds>[0],
   const out: Record<string, unknown> = {};
   if (ids.length === 0) return out;
   const rows = await findMessagesByIds(db, realm.id, ids);
-  const flags = new Map(
-    (await db.selectFrom("user_messages").select(["message_id", "flags"]).where("user_id", "=", user.id).where("message_id", "in", ids).execute()).map((r) => [r.message_id, r.flags]),
-  );
+  const flags = await userMessageFlags(db, user.id, ids);
   const recipients = new Map((await recipientsByIds(db, realm.id, rows.filter((m) => m.channel_id === null).map((m) => m.recipient_id))).map((r) => [r.id, r]));
   const groups = await dmGroupMembers(db, realm.id, [...recipients.values()].filter((r) => r.type === RECIPIENT_DM_GROUP).map((r) => r.type_id));
   for (const m of rows) {

@@ -9,6 +9,7 @@ import type { Queryable } from "../db/tx.js";
 import { findChannelById, findChannelByName } from "../db/queries/channels.js";
 import { ensureDmGroupRecipient, ensureRecipient, RECIPIENT_PERSONAL, usersByEmails, usersByIds } from "../db/queries/messages.js";
 import { apiEmail } from "./users.js";
+import { checkListLength } from "./list-limits.js";
 
 
 export type ChannelIndicator = { id: number } | { name: string };
@@ -41,6 +42,7 @@ export function parseUserIndicators(raw: string): UserIndicators {
   }
   if (typeof data === "string") data = data.split(",");
   if (!Array.isArray(data)) throw new ApiError("Invalid data type for recipients");
+  checkListLength(data, "to");
   if (data.length === 0) return { ids: [] };
   const mixed = () => new ApiError("Recipient lists may contain emails or user IDs, but not both.");
   if (typeof data[0] === "string") {

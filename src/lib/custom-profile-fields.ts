@@ -8,6 +8,7 @@ import type { CustomProfileField } from "../db/schema.js";
 import type { ProfileData } from "../api-records/user.js";
 import { listProfileFields, profileValuesForUsers, profileValuesOfUserWithTypes, type ProfileValueRow } from "../db/queries/custom-profile-fields.js";
 import type { Queryable } from "../db/tx.js";
+import { checkListLength } from "./list-limits.js";
 
 export const FieldType = {
   SHORT_TEXT: 1,
@@ -233,6 +234,7 @@ export async function validateFieldValue(field: CustomProfileField, value: strin
     }
     case FieldType.USER: {
       if (!Array.isArray(value)) return fail("User IDs is not a list");
+      checkListLength(value, "User IDs");
       value.forEach((id, i) => {
         if (typeof id !== "number" || !Number.isSafeInteger(id)) fail(`User IDs[${i}] is not an integer`);
       });
@@ -260,6 +262,7 @@ export interface ProfileDataUpdate {
 /** Validator for the JSON list of {id, value} objects (REQ-style messages). */
 export function parseProfileDataList(raw: unknown, name: string, allowNull: boolean): ProfileDataUpdate[] {
   if (!Array.isArray(raw)) return fail(`${name} is not a list`);
+  checkListLength(raw, name);
   return raw.map((entry, i) => {
     const at = `${name}[${i}]`;
     const obj = checkDictOnly(entry, at, ["id", "value"], []);

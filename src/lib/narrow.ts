@@ -18,6 +18,7 @@ import {
 } from "../db/queries/messages.js";
 import { subscribedChannelIds } from "../db/queries/subscriptions.js";
 import { parseUserIndicators, resolveUsers } from "./addressee.js";
+import { checkListLength, MAX_NARROW_TERMS, MAX_SEARCH_WORDS } from "./list-limits.js";
 import { DEFAULT_HISTORICAL_FLAGS, FLAG_BITS } from "./message-flags.js";
 import { isGuest } from "./roles.js";
 import { LEGACY_NO_TOPIC, RESOLVED_TOPIC_PREFIX } from "./topics.js";
@@ -44,7 +45,8 @@ export function parseNarrow(raw: string, bad: () => Error): NarrowTerm[] {
     throw bad();
   }
   if (!Array.isArray(data)) throw bad();
-  return data.map((elem): NarrowTerm => {
+  checkListLength(data, "narrow", MAX_NARROW_TERMS);
+  const terms = data.map((elem, i): NarrowTerm => {
     if (Array.isArray(elem)) {
       if (elem.length !== 2 || elem.some((x) => typeof x !== "string")) throw bad();
       return { operator: elem[0] as string, operand: elem[1] as string, negated: false };
@@ -57,8 +59,19 @@ export function parseNarrow(raw: string, bad: () => Error): NarrowTerm[] {
       (INT_OPERATORS.has(operator) && typeof operand === "number" && Number.isSafeInteger(operand)) ||
       (LIST_OPERATORS.has(operator) && Array.isArray(operand) && operand.every((x) => typeof x === "number" && Number.isSafeInteger(x)));
     if (!ok) throw bad();
+    if (Array.isArray(operand)) checkListLength(operand, `narrow[${i}]["operand"]`);
     return { operator, operand: operand as Operand, negated: negated === true };
   });
+  checkSearchLength(terms);
+  return terms;
+}
+
+const searchWords = (operand: Operand) => String(operand).split(/\s+/).filter((w) => w !== "");
+
+/** Each search word is one more condition in the query: bound them all together. */
+function checkSearchLength(terms: readonly NarrowTerm[]): void {
+  const words = terms.filter((t) => t.operator === "search").reduce((n, t) => n + searchWords(t.operand).length, 0);
+  if (words > MAX_SEARCH_WORDS) throw new ApiError(`Search is too long (limit: ${MAX_SEARCH_WORDS} words)`, { code: "BAD_NARROW" });
 }
 
 export interface ResolvedNarrow {
@@ -149,7 +162,7 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
       case "pm-with":
         return dmCondition(operand, user!);
       case "search": {
-        const words = String(operand).split(/\s+/).filter((w) => w !== "");
+        const words = searchWords(operand);
         if (words.length === 0) return TRUE;
         return sql.join(
           words.map((w) => sql<SqlBool>`(${ilike(db, "m.content", likeContains(w))} or ${ilike(db, "m.topic", likeContains(w))})`),

@@ -4,11 +4,12 @@ import { sql } from "kysely";
 import type { Message, MessageEditTable, MessageTable } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { lower } from "../dialect.js";
+import { chunked, inChunks } from "../chunks.js";
 import type { Updateable } from "kysely";
 
 export async function insertMessageEdits(db: Queryable, rows: ReadonlyArray<Insertable<MessageEditTable>>): Promise<void> {
-  if (rows.length === 0) return;
-  await db.insertInto("message_edits").values([...rows]).execute();
+  // Up to a dozen values per row.
+  for (const chunk of chunked(rows, 400)) await db.insertInto("message_edits").values(chunk).execute();
 }
 
 /** Messages of a channel topic (case-insensitive), optionally from an id on, oldest first. */
@@ -24,30 +25,31 @@ export async function messagesInTopic(db: Queryable, realmId: number, recipientI
 }
 
 export async function updateMessages(db: Queryable, realmId: number, ids: readonly number[], set: Updateable<MessageTable>): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable("messages").set(set).where("realm_id", "=", realmId).where("id", "in", [...ids]).execute();
+  for (const chunk of chunked(ids)) await db.updateTable("messages").set(set).where("realm_id", "=", realmId).where("id", "in", chunk).execute();
 }
 
 export async function userMessageRows(db: Queryable, messageIds: readonly number[]): Promise<Array<{ user_id: number; message_id: number; flags: number }>> {
   if (messageIds.length === 0) return [];
-  return db.selectFrom("user_messages").select(["user_id", "message_id", "flags"]).where("message_id", "in", [...messageIds]).execute();
+  return inChunks(messageIds, (chunk) => db.selectFrom("user_messages").select(["user_id", "message_id", "flags"]).where("message_id", "in", chunk).execute());
 }
 
 /** Sets the flags of one message's rows for these users. */
 export async function setUserMessageFlags(db: Queryable, messageId: number, userIds: readonly number[], flags: number): Promise<void> {
-  if (userIds.length === 0) return;
-  await db.updateTable("user_messages").set({ flags }).where("message_id", "=", messageId).where("user_id", "in", [...userIds]).execute();
+  for (const chunk of chunked(userIds)) await db.updateTable("user_messages").set({ flags }).where("message_id", "=", messageId).where("user_id", "in", chunk).execute();
 }
 
 export async function deleteUserMessages(db: Queryable, messageIds: readonly number[], userIds: readonly number[]): Promise<void> {
-  if (messageIds.length === 0 || userIds.length === 0) return;
-  await db.deleteFrom("user_messages").where("message_id", "in", [...messageIds]).where("user_id", "in", [...userIds]).execute();
+  for (const messages of chunked(messageIds, 2500)) {
+    for (const users of chunked(userIds, 2500)) await db.deleteFrom("user_messages").where("message_id", "in", messages).where("user_id", "in", users).execute();
+  }
 }
 
 /** Deletes messages with everything hanging off them. */
 export async function deleteMessagesCascade(db: Queryable, realmId: number, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return;
-  const list = [...ids];
+  for (const list of chunked(ids)) await deleteMessagesWithRows(db, realmId, list);
+}
+
+async function deleteMessagesWithRows(db: Queryable, realmId: number, list: number[]): Promise<void> {
   await db.deleteFrom("user_messages").where("realm_id", "=", realmId).where("message_id", "in", list).execute();
   await db.deleteFrom("reactions").where("realm_id", "=", realmId).where("message_id", "in", list).execute();
   await db.deleteFrom("submessages").where("realm_id", "=", realmId).where("message_id", "in", list).execute();

@@ -3,6 +3,7 @@ import type { Insertable, Selectable } from "kysely";
 import type { Message, MessageTable, Recipient, User } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { lower } from "../dialect.js";
+import { chunked, inChunks, SQL_VALUES_PER_STATEMENT } from "../chunks.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
@@ -13,13 +14,13 @@ export async function insertMessage(db: Queryable, row: Insertable<MessageTable>
   return db.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** One INSERT for all the per-user rows of a message. */
+/** One INSERT for all the per-user rows of a message (one per 1,250 rows: four values each). */
 export async function insertUserMessages(
   db: Queryable,
   rows: ReadonlyArray<{ realm_id: number; user_id: number; message_id: number; flags: number }>,
 ): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto("user_messages").values([...rows]).execute();
+  for (const chunk of chunked(rows, SQL_VALUES_PER_STATEMENT / 4)) await db.insertInto("user_messages").values(chunk).execute();
 }
 
 export async function findMessageById(db: Queryable, realmId: number, id: number): Promise<Message | undefined> {
@@ -28,18 +29,17 @@ export async function findMessageById(db: Queryable, realmId: number, id: number
 
 export async function findMessagesByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<Message[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom("messages").selectAll().where("realm_id", "=", realmId).where("id", "in", [...ids]).orderBy("id").execute();
+  // Ascending chunks of ascending ids keep the whole result ordered by id.
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  return inChunks(sorted, (chunk) => db.selectFrom("messages").selectAll().where("realm_id", "=", realmId).where("id", "in", chunk).orderBy("id").execute());
 }
 
 /** The user's flags per message id, for the messages they have a row for. */
 export async function userMessageFlags(db: Queryable, userId: number, messageIds: readonly number[]): Promise<Map<number, number>> {
   if (messageIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom("user_messages")
-    .select(["message_id", "flags"])
-    .where("user_id", "=", userId)
-    .where("message_id", "in", [...messageIds])
-    .execute();
+  const rows = await inChunks([...new Set(messageIds)], (chunk) =>
+    db.selectFrom("user_messages").select(["message_id", "flags"]).where("user_id", "=", userId).where("message_id", "in", chunk).execute(),
+  );
   return new Map(rows.map((r) => [r.message_id, r.flags]));
 }
 
@@ -81,7 +81,7 @@ export async function activeUsersByFullNames(db: Queryable, realmId: number, nam
 
 export async function recipientsByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<Recipient[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom("recipients").selectAll().where("realm_id", "=", realmId).where("id", "in", [...new Set(ids)]).execute();
+  return inChunks([...new Set(ids)], (chunk) => db.selectFrom("recipients").selectAll().where("realm_id", "=", realmId).where("id", "in", chunk).execute());
 }
 
 /** Gets or creates a recipient row (personal or DM group); safe under concurrent creation. */
@@ -144,12 +144,9 @@ export async function findDmGroupRecipient(db: Queryable, realmId: number, userI
 /** Member ids of DM groups by group id (from member_key). */
 export async function dmGroupMembers(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, number[]>> {
   if (groupIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom("direct_message_groups")
-    .select(["id", "member_key"])
-    .where("realm_id", "=", realmId)
-    .where("id", "in", [...new Set(groupIds)])
-    .execute();
+  const rows = await inChunks([...new Set(groupIds)], (chunk) =>
+    db.selectFrom("direct_message_groups").select(["id", "member_key"]).where("realm_id", "=", realmId).where("id", "in", chunk).execute(),
+  );
   return new Map(rows.map((r) => [r.id, r.member_key.split(",").map(Number)]));
 }
 

@@ -1,6 +1,7 @@
 /** Subscription rows: who is subscribed to which channel (by the channel's recipient). */
 import type { Subscription } from "../schema.js";
 import type { Queryable } from "../tx.js";
+import { chunked, SQL_VALUES_PER_STATEMENT } from "../chunks.js";
 
 /** One user's channel subscriptions (all, or only active ones), with the channel's id. */
 export async function channelSubscriptionsOfUser(
@@ -90,8 +91,8 @@ export async function insertSubscriptions(
   db: Queryable,
   rows: Array<{ realm_id: number; user_id: number; recipient_id: number; color: string }>,
 ): Promise<void> {
-  if (rows.length === 0) return;
-  await db.insertInto("subscriptions").values(rows).execute();
+  // Four values per row.
+  for (const chunk of chunked(rows, SQL_VALUES_PER_STATEMENT / 4)) await db.insertInto("subscriptions").values(chunk).execute();
 }
 
 export async function setSubscriptionsActive(db: Queryable, realmId: number, ids: readonly number[], active: boolean): Promise<void> {

@@ -85,9 +85,9 @@ export const p = {
     return new Param((raw, name) => validate(decodeJson(raw, name), name));
   },
 
-  /** A list of integers as JSON text, e.g. `[1,2]`. */
-  intList(): Param<number[]> {
-    return p.json(v.list(v.int()));
+  /** A list of integers as JSON text, e.g. `[1,2]`; at most MAX_LIST_ITEMS unless `maxLength` says otherwise. */
+  intList(opts: { maxLength?: number } = {}): Param<number[]> {
+    return p.json(v.list(v.int(), opts));
   },
 };
 

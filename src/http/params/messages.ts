@@ -2,6 +2,8 @@
  * Every generic parameter-validation message, in upstream's wording
  * (typed-endpoint style). Business-rule messages live where the rule lives.
  */
+import { listTooLongMessage } from "../../lib/list-limits.js";
+
 export const paramMessages = {
   missing: (name: string) => `Missing '${name}' argument`,
   notValidJson: (name: string) => `${name} is not valid JSON`,
@@ -14,6 +16,7 @@ export const paramMessages = {
   invalidChoice: (name: string) => `Invalid ${name}`,
   notInList: (name: string) => `Invalid ${name}: Value error, Not in the list of possible values`,
   tooLong: (name: string, limit: number) => `${name} is too long (limit: ${limit} characters)`,
+  listTooLong: listTooLongMessage,
   tooShort: (name: string) => `${name} is too short.`,
   tooSmall: (name: string) => `${name} is too small`,
   tooLarge: (name: string) => `${name} is too large`,

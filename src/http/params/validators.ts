@@ -3,6 +3,7 @@
  * (`members[0]`, `draft["to"]`) and returns the typed value or throws.
  */
 import { ApiError } from "../../errors.js";
+import { MAX_LIST_ITEMS } from "../../lib/list-limits.js";
 import { paramMessages as m } from "./messages.js";
 
 export type Validator<T> = (value: unknown, name: string) => T;
@@ -46,10 +47,12 @@ export const v = {
     };
   },
 
+  /** A JSON list; every list is bounded (MAX_LIST_ITEMS unless `maxLength` says otherwise). */
   list<T>(item: Validator<T>, opts: { maxLength?: number } = {}): Validator<T[]> {
+    const maxLength = opts.maxLength ?? MAX_LIST_ITEMS;
     return (value, name) => {
       if (!Array.isArray(value)) return fail(m.notList(name));
-      if (opts.maxLength !== undefined && value.length > opts.maxLength) return fail(m.tooLong(name, opts.maxLength));
+      if (value.length > maxLength) return fail(m.listTooLong(name, maxLength));
       return value.map((element, i) => item(element, `${name}[${i}]`));
     };
   },

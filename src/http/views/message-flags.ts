@@ -4,6 +4,7 @@ import { doUpdateMessageFlags } from "../../actions/message-flags.js";
 import { parseNarrow, resolveNarrow } from "../../lib/narrow.js";
 import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
 import { realmHost } from "../../lib/realm-host.js";
+import { MAX_FLAG_MESSAGE_IDS } from "../../lib/list-limits.js";
 import { p } from "../params/kinds.js";
 import { paramMessages } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
@@ -12,7 +13,7 @@ import { route } from "../route.js";
 
 /** POST /api/v1/messages/flags */
 async function updateMessageFlags(req: AuthedRequest): Promise<ViewResult> {
-  const { messages, op, flag } = parseParams(req, { messages: p.intList(), op: p.str(), flag: p.str() });
+  const { messages, op, flag } = parseParams(req, { messages: p.intList({ maxLength: MAX_FLAG_MESSAGE_IDS }), op: p.str(), flag: p.str() });
   await doUpdateMessageFlags(req.ctx, req.realm, req.user, op, flag, messages);
   return { messages };
 }
