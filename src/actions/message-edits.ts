@@ -25,7 +25,7 @@ import {
 } from "../db/queries/message-edits.js";
 import { accessChannelById, canSeeChannelHistory } from "../lib/channels.js";
 import { accessMessage, canAccessChannelMessage } from "../lib/message-access.js";
-import { messageEventAudience, messageReaders, type MessageReader } from "../lib/message-audience.js";
+import { messageEventAudience, messageReaders, moveAudience, type MessageReader } from "../lib/message-audience.js";
 import { normalizeContent } from "../lib/message-content.js";
 import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";
 import { loadTopicLinker, renderMessageContent } from "../lib/message-render.js";
@@ -213,10 +213,13 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
       }
     }
     // Recipients: the users who can read the messages now (the read paths' rule).
-    const readers = await messageReaders(tx, realm.id, moving ? moved : [message], targetChannel);
-    sendEditEvents(tx, ctx, realm, event, message.id, moving, readers);
+    const readersNow = await messageReaders(tx, realm.id, moving ? moved : [message], targetChannel);
     if (readersBefore && origChannel) {
-      sendLostAccessEvents(tx, ctx, realm, { message_ids: movedIds, stream_id: origChannel.id, topic: origTopic }, readersBefore, readers);
+      const { readers, lost } = moveAudience(realm.id, targetChannel!, readersBefore, readersNow);
+      sendEditEvents(tx, ctx, realm, event, message.id, moving, readers);
+      sendLostAccessEvents(tx, ctx, realm, { stream_id: origChannel.id, topic: origTopic }, lost);
+    } else {
+      sendEditEvents(tx, ctx, realm, event, message.id, moving, readersNow);
     }
     if (channelId !== undefined && origChannel) {
       await updateFirstMessageIds(tx, ctx, realm, [origChannel, targetChannel!]);
@@ -278,21 +281,11 @@ function sendEditEvents(tx: Tx, ctx: AppContext, realm: Realm, event: Record<str
 }
 
 /** After a move to another channel: users who could read moved messages and no longer can lose them. */
-function sendLostAccessEvents(
-  tx: Tx,
-  ctx: AppContext,
-  realm: Realm,
-  where: { message_ids: number[]; stream_id: number; topic: string },
-  before: ReadonlyMap<number, MessageReader>,
-  after: ReadonlyMap<number, MessageReader>,
-): void {
+function sendLostAccessEvents(tx: Tx, ctx: AppContext, realm: Realm, where: { stream_id: number; topic: string }, lost: ReadonlyMap<number, number[]>): void {
   const batches = new Map<string, number[]>();
-  for (const reader of before.values()) {
-    const still = new Set(after.get(reader.userId)?.messageIds ?? []);
-    const lost = reader.messageIds.filter((id) => !still.has(id));
-    if (lost.length === 0) continue;
-    const key = lost.join(",");
-    batches.set(key, [...(batches.get(key) ?? []), reader.userId]);
+  for (const [userId, ids] of lost) {
+    const key = ids.join(",");
+    batches.set(key, [...(batches.get(key) ?? []), userId]);
   }
   for (const [key, userIds] of batches) {
     const ids = key.split(",").map(Number);

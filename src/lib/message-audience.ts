@@ -16,6 +16,7 @@ import { canAccessChannelMessage } from "./message-access.js";
 
 export interface MessageReader {
   userId: number;
+  role: number;
   /** The messages (among those asked about) this user can read, ascending. */
   messageIds: number[];
   /** The user's flags per message id, for the messages they hold a row for. */
@@ -43,7 +44,7 @@ export async function messageReaders(db: Queryable, realmId: number, messages: r
   for (const [userId, c] of candidates) {
     const user = { role: c.role, realm_id: realmId };
     const readable = ids.filter((id) => (channel === null ? c.flags.has(id) : canAccessChannelMessage(user, channel, c.subscribed, c.flags.has(id))));
-    if (readable.length > 0) out.set(userId, { userId, messageIds: readable, flags: c.flags });
+    if (readable.length > 0) out.set(userId, { userId, role: c.role, messageIds: readable, flags: c.flags });
   }
   return out;
 }
@@ -62,4 +63,32 @@ export async function messageEventAudience(db: Queryable, realmId: number, messa
   if (channelId !== null && where === null) return [];
   const readers = await messageReaders(db, realmId, list, channelId === null ? null : where);
   return [...readers.keys()].sort((a, b) => a - b);
+}
+
+/**
+ * A move to another channel, given the readers before (in the old channel) and after (in
+ * `target`): who gets the update (the readers after, plus earlier readers who may still
+ * read the messages without following the new channel, e.g. non-guests when it is
+ * public), and which ids each earlier reader lost.
+ */
+export function moveAudience(
+  realmId: number,
+  target: Channel,
+  before: ReadonlyMap<number, MessageReader>,
+  after: ReadonlyMap<number, MessageReader>,
+): { readers: Map<number, MessageReader>; lost: Map<number, number[]> } {
+  const readers = new Map(after);
+  const lost = new Map<number, number[]>();
+  for (const reader of before.values()) {
+    let still = after.get(reader.userId);
+    // Not a follower of the new channel and holding no row there: the rule decides alone.
+    if (!still && canAccessChannelMessage({ role: reader.role, realm_id: realmId }, target, false, false)) {
+      still = { ...reader, flags: new Map() };
+      readers.set(reader.userId, still);
+    }
+    const kept = new Set(still?.messageIds ?? []);
+    const gone = reader.messageIds.filter((id) => !kept.has(id));
+    if (gone.length > 0) lost.set(reader.userId, gone);
+  }
+  return { readers, lost };
 }
