@@ -25,6 +25,7 @@ import {
 } from "../db/queries/message-edits.js";
 import { accessChannelById, canSeeChannelHistory } from "../lib/channels.js";
 import { accessMessage, canAccessChannelMessage } from "../lib/message-access.js";
+import { messageEventAudience, messageReaders, moveAudience, type MessageReader } from "../lib/message-audience.js";
 import { normalizeContent } from "../lib/message-content.js";
 import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";
 import { loadTopicLinker, renderMessageContent } from "../lib/message-render.js";
@@ -191,7 +192,8 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
         is_me_message: rendered.isMeMessage,
       });
     }
-    let lostAccess: number[] = [];
+    // Who could read the moving messages before the move (users who lose access get delete_message).
+    const readersBefore = channelId !== undefined ? await messageReaders(tx, realm.id, moved, origChannel) : null;
     if (moving) {
       await updateMessages(tx, realm.id, movedIds, {
         topic: targetTopic,
@@ -207,27 +209,17 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
       }
       if (channelId !== undefined) {
         event.new_stream_id = channelId;
-        lostAccess = await moveUserMessages(tx, realm, movedIds, targetChannel!);
+        await moveUserMessages(tx, realm, movedIds, targetChannel!);
       }
     }
-
-    // Recipients: everyone with a row for the message (their own flags), and the
-    // channels' subscribers who may read it.
-    const rows = await userMessageRows(tx, [message.id]);
-    const flagsByUser = new Map(rows.map((r) => [r.user_id, flagsToList(r.flags).join(",")]));
-    const channelIds = [origChannel?.id, targetChannel?.id].filter((c): c is number => c !== undefined);
-    if (channelIds.length > 0) {
-      const target = targetChannel!;
-      const subs = await subscriberIdsByChannel(tx, realm.id, channelIds);
-      for (const id of subs.get(target.id) ?? []) if (!flagsByUser.has(id)) flagsByUser.set(id, "read");
-    }
-    for (const id of lostAccess) flagsByUser.delete(id);
-    const byFlags = new Map<string, number[]>();
-    for (const [id, key] of flagsByUser) byFlags.set(key, [...(byFlags.get(key) ?? []), id]);
-    for (const [key, ids] of byFlags) sendEventOnCommit(tx, ctx, realm.id, { ...event, type: "update_message", flags: key === "" ? [] : key.split(",") }, ids);
-    if (lostAccess.length > 0 && origChannel) {
-      // Users who cannot read the new channel lose the messages.
-      sendEventOnCommit(tx, ctx, realm.id, { type: "delete_message", message_type: "stream", message_ids: movedIds, stream_id: origChannel.id, topic: origTopic }, lostAccess);
+    // Recipients: the users who can read the messages now (the read paths' rule).
+    const readersNow = await messageReaders(tx, realm.id, moving ? moved : [message], targetChannel);
+    if (readersBefore && origChannel) {
+      const { readers, lost } = moveAudience(realm.id, targetChannel!, readersBefore, readersNow);
+      sendEditEvents(tx, ctx, realm, event, message.id, moving, readers);
+      sendLostAccessEvents(tx, ctx, realm, { stream_id: origChannel.id, topic: origTopic }, lost);
+    } else {
+      sendEditEvents(tx, ctx, realm, event, message.id, moving, readersNow);
     }
     if (channelId !== undefined && origChannel) {
       await updateFirstMessageIds(tx, ctx, realm, [origChannel, targetChannel!]);
@@ -257,6 +249,50 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
   for (const notice of notices) await internalSendMessage(ctx, realm, notice);
 }
 
+/** The fields of a content edit: only users who can read the edited message itself get them. */
+const CONTENT_EDIT_KEYS = ["orig_content", "orig_rendered_content", "content", "rendered_content", "prev_rendered_content_version", "is_me_message"];
+
+/**
+ * One update_message per group of readers with the same view: each reader gets the moved
+ * ids they can read and their own flags. A reader who cannot read the edited message
+ * itself (protected history: they received only later messages of the topic) gets the
+ * move about their first readable message, without the content fields.
+ */
+function sendEditEvents(tx: Tx, ctx: AppContext, realm: Realm, event: Record<string, unknown>, targetId: number, moving: boolean, readers: ReadonlyMap<number, MessageReader>): void {
+  const batches = new Map<string, { event: Record<string, unknown>; userIds: number[] }>();
+  for (const reader of readers.values()) {
+    const seesTarget = reader.messageIds.includes(targetId);
+    const about = seesTarget ? targetId : reader.messageIds[0];
+    const rowFlags = reader.flags.get(about);
+    const own: Record<string, unknown> = {
+      ...event,
+      message_id: about,
+      message_ids: moving ? reader.messageIds : [targetId],
+      // A reader without a row sees the message as read (upstream's historical default).
+      flags: rowFlags === undefined ? ["read"] : flagsToList(rowFlags),
+    };
+    if (!seesTarget) for (const key of CONTENT_EDIT_KEYS) delete own[key];
+    const key = JSON.stringify(own);
+    const batch = batches.get(key) ?? { event: own, userIds: [] };
+    batch.userIds.push(reader.userId);
+    batches.set(key, batch);
+  }
+  for (const { event: e, userIds } of batches.values()) sendEventOnCommit(tx, ctx, realm.id, e as { type: string }, userIds);
+}
+
+/** After a move to another channel: users who could read moved messages and no longer can lose them. */
+function sendLostAccessEvents(tx: Tx, ctx: AppContext, realm: Realm, where: { stream_id: number; topic: string }, lost: ReadonlyMap<number, number[]>): void {
+  const batches = new Map<string, number[]>();
+  for (const [userId, ids] of lost) {
+    const key = ids.join(",");
+    batches.set(key, [...(batches.get(key) ?? []), userId]);
+  }
+  for (const [key, userIds] of batches) {
+    const ids = key.split(",").map(Number);
+    sendEventOnCommit(tx, ctx, realm.id, { type: "delete_message", message_type: "stream", message_ids: ids, stream_id: where.stream_id, topic: where.topic }, userIds);
+  }
+}
+
 /** Recomputes mention and alert-word flags of a message's rows after a content edit. */
 async function updateRenderedFlags(tx: Tx, realm: Realm, message: Message, content: string, rendered: NonNullable<Awaited<ReturnType<typeof renderMessageContent>>>): Promise<void> {
   const rows = await userMessageRows(tx, [message.id]);
@@ -281,9 +317,9 @@ async function updateRenderedFlags(tx: Tx, realm: Realm, message: Message, conte
 
 /**
  * After a move to another channel: its subscribers get (read) rows for the messages;
- * users who may not read the new channel lose theirs. Returns those users.
+ * users who may not read the new channel lose theirs.
  */
-async function moveUserMessages(tx: Tx, realm: Realm, ids: number[], target: Channel): Promise<number[]> {
+async function moveUserMessages(tx: Tx, realm: Realm, ids: number[], target: Channel): Promise<void> {
   const rows = await userMessageRows(tx, ids);
   const holders = [...new Set(rows.map((r) => r.user_id))];
   const subscribers = new Set((await subscriberIdsByChannel(tx, realm.id, [target.id])).get(target.id) ?? []);
@@ -296,7 +332,6 @@ async function moveUserMessages(tx: Tx, realm: Realm, ids: number[], target: Cha
     for (const id of ids) if (!have.has(`${userId}:${id}`)) fresh.push({ realm_id: realm.id, user_id: userId, message_id: id, flags: FLAG_BITS.read });
   }
   await insertUserMessages(tx, fresh);
-  return losing;
 }
 
 /** Recomputes first_message_id of channels; changed values are announced to those who can see the channel. */
@@ -331,19 +366,15 @@ export async function doDeleteMessage(ctx: AppContext, realm: Realm, user: User,
         throw new ApiError("The time limit for deleting this message has passed");
       }
     }
-    // Recipients: users with a row for it, and for channels the subscribers who may read it.
-    const holders = new Set((await userMessageRows(tx, [message.id])).map((r) => r.user_id));
-    if (channel) {
-      const subs = (await subscriberIdsByChannel(tx, realm.id, [channel.id])).get(channel.id) ?? [];
-      if (channel.history_public_to_subscribers) for (const id of subs) holders.add(id);
-    }
+    // Recipients: the users who can read it (the read paths' rule), decided before it goes.
+    const audience = await messageEventAudience(tx, realm.id, message, channel);
     await deleteMessagesCascade(tx, realm.id, [message.id]);
     const event: Record<string, unknown> = { type: "delete_message", message_type: channel ? "stream" : "private", message_ids: [message.id] };
     if (channel) {
       event.stream_id = channel.id;
       event.topic = message.topic;
     }
-    sendEventOnCommit(tx, ctx, realm.id, event as { type: string }, [...holders]);
+    sendEventOnCommit(tx, ctx, realm.id, event as { type: string }, audience);
     if (channel && channel.first_message_id === message.id) await updateFirstMessageIds(tx, ctx, realm, [channel]);
   });
 }

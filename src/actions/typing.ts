@@ -6,9 +6,9 @@
 import type { AppContext } from "../context.js";
 import type { Channel, Message, Realm, User, UserCard } from "../db/schema.js";
 import { subscriberIdsByChannel } from "../db/queries/subscriptions.js";
-import { activeMessageHolderIds } from "../db/queries/typing.js";
 import { realmHost } from "../lib/realm-host.js";
 import { apiEmail } from "../lib/users.js";
+import { messageEventAudience } from "../lib/message-audience.js";
 
 /** Channels with more subscribers than this get no typing notices (upstream's fan-out cap). */
 export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
@@ -56,9 +56,9 @@ export async function doSendChannelTyping(ctx: AppContext, realm: Realm, sender:
 }
 
 /**
- * Typing while editing a message (spec 4.17): channel messages go to the channel's
- * active subscribers (none above the cap); direct messages to the conversation's
- * active participants (those with a copy of the message).
+ * Typing while editing a message (spec 4.17): to the users who can read the message
+ * (messageEventAudience, the read paths' rule); none when its channel has more
+ * subscribers than the cap. For direct messages those are the active participants.
  */
 export async function doSendEditTyping(ctx: AppContext, realm: Realm, sender: User, message: Message, op: TypingOp): Promise<void> {
   if (message.channel_id !== null) {
@@ -73,11 +73,11 @@ export async function doSendEditTyping(ctx: AppContext, realm: Realm, sender: Us
         message_id: message.id,
         recipient: { type: "channel", channel_id: message.channel_id, topic: message.topic },
       },
-      subscribers,
+      await messageEventAudience(ctx.db, realm.id, message),
     );
     return;
   }
-  const userIds = await activeMessageHolderIds(ctx.db, realm.id, message.id);
+  const userIds = await messageEventAudience(ctx.db, realm.id, message, null);
   ctx.events.publish(
     realm.id,
     { type: "typing_edit_message", op, sender_id: sender.id, message_id: message.id, recipient: { type: "direct", user_ids: userIds } },
