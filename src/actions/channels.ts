@@ -116,7 +116,6 @@ export async function createChannelsInTx(
         type: "stream",
         op: "create",
         streams: [toApiChannel(channel, 0, groups)],
-        for_unarchiving: false,
       };
       sendEventOnCommit(tx, ctx, realm.id, event, channelAudience(channel, users, subscriberIds));
     }

@@ -188,7 +188,6 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
         orig_rendered_content: message.rendered_content,
         content,
         rendered_content: rendered.html,
-        prev_rendered_content_version: message.rendered_content_version,
         is_me_message: rendered.isMeMessage,
       });
     }

@@ -95,7 +95,7 @@ async function sendAddEvents(
   // public one) first learns of it through a `stream` create event, as upstream does.
   for (const p of subscribed) {
     if (createdChannelIds.has(p.channel.id) || canAccessChannelMetadata(p.user, p.channel, false)) continue;
-    const event = { type: "stream", op: "create", streams: [toApiChannel(p.channel, subscribers.get(p.channel.id)?.length ?? 0, groups)], for_unarchiving: false };
+    const event = { type: "stream", op: "create", streams: [toApiChannel(p.channel, subscribers.get(p.channel.id)?.length ?? 0, groups)] };
     sendEventOnCommit(tx, ctx, realm.id, event, [p.user.id]);
   }
   const rows = await subscriptionRows(tx, realm.id, [...new Set(subscribed.map((p) => p.user.id))], subscribed.map((p) => p.channel.recipient_id!));

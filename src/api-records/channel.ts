@@ -31,7 +31,6 @@ export interface ApiChannel {
   topics_policy: string;
   can_add_subscribers_group: number;
   can_administer_channel_group: number;
-  can_create_topic_group: number;
   can_delete_any_message_group: number;
   can_delete_own_message_group: number;
   can_move_messages_out_of_channel_group: number;
@@ -65,7 +64,6 @@ export function toApiChannel(channel: Channel, subscriberCount: number, groups: 
     topics_policy: "inherit",
     can_add_subscribers_group: groups.nobody,
     can_administer_channel_group: channel.can_administer_channel_group_id ?? groups.nobody,
-    can_create_topic_group: groups.everyone,
     can_delete_any_message_group: groups.nobody,
     can_delete_own_message_group: groups.nobody,
     can_move_messages_out_of_channel_group: groups.nobody,

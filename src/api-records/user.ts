@@ -43,7 +43,6 @@ export function toApiUser(user: UserCard, view: UserView): Record<string, unknow
     is_admin: isAdmin(user),
     is_owner: isOwner(user),
     is_guest: isGuest(user),
-    is_billing_admin: false,
     role: user.role,
     is_bot: user.is_bot === 1,
     full_name: user.full_name,
@@ -55,7 +54,6 @@ export function toApiUser(user: UserCard, view: UserView): Record<string, unknow
   };
   if (view.requester === null) {
     // Spectators get no personal details beyond the public card (as upstream).
-    delete record.is_billing_admin;
     delete record.timezone;
     record.date_joined = (record.date_joined as string).slice(0, 10);
   }

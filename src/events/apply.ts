@@ -85,7 +85,7 @@ const appliers: Record<string, Applier> = {
         }
       }
       if (person.user_id === state.user_id) {
-        for (const k of ["full_name", "role", "is_admin", "is_owner", "is_moderator", "is_guest", "avatar_url", "email", "delivery_email"]) {
+        for (const k of ["full_name", "is_admin", "is_owner", "is_moderator", "is_guest", "avatar_url", "email", "delivery_email"]) {
           if (k in person) state[k] = person[k];
         }
         if ("new_email" in person && "email" in state) state.email = person.new_email;

@@ -70,7 +70,6 @@ export const FIXED_SETTING_VALUES: Readonly<Record<string, boolean | number | st
   web_navigate_to_sent_message: true,
   web_suggest_update_timezone: true,
   hide_ai_features: false,
-  web_left_sidebar_unreads_count_summary: true,
   resolved_topic_notice_auto_read_policy: "except_followed",
 };
 

@@ -108,7 +108,6 @@ export function inaccessibleUserRecord(userId: number, host: string): Record<str
     is_admin: false,
     is_owner: false,
     is_guest: false,
-    is_billing_admin: false,
     role: Role.MEMBER,
     is_bot: false,
     full_name: INACCESSIBLE_USER_NAME,

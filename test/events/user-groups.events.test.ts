@@ -55,7 +55,7 @@ describe("realm_user_groups", () => {
     await s.db.insertInto("user_group_subgroups").values({ realm_id: realm.id, supergroup_id: anon, subgroup_id: admins.id }).execute();
     await s.db.updateTable("realms").set({ can_create_groups_group_id: anon }).where("id", "=", realm.id).execute();
     const state = await register(s, s.realm.member, { event_types: ["realm", "realm_user_groups"] });
-    expect(state.realm_can_create_groups_group).toEqual({ direct_members: [s.realm.member.id], direct_subgroups: [admins.id] });
+    expect(state.realm_can_create_groups).toEqual({ direct_members: [s.realm.member.id], direct_subgroups: [admins.id] });
     expect(state.realm_can_delete_any_message_group).toBe(admins.id);
     // Anonymous groups are not listed.
     expect(state.realm_user_groups.map((g: any) => g.id)).not.toContain(anon);

@@ -1,7 +1,7 @@
 /** The shared HTTP core (auth, routing, parameters, envelopes), exercised through the users endpoints. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { basicAuth, expectError, expectSuccess } from "../support/client.js";
+import { basicAuth, expectError, expectSuccess, injectChecked } from "../support/client.js";
 import { doCreateUser } from "../../src/actions/users-create.js";
 import { BotType, Role } from "../../src/lib/roles.js";
 
@@ -13,7 +13,7 @@ afterAll(() => s.close());
 
 const HOST = "testserver.local";
 const rawGet = (path: string, headers: Record<string, string> = {}) =>
-  s.app.inject({ method: "GET", url: `/api/v1${path}`, headers: { host: HOST, ...headers } });
+  injectChecked(s.app, { method: "GET", url: `/api/v1${path}`, headers: { host: HOST, ...headers } });
 const b64 = (t: string) => Buffer.from(t).toString("base64");
 const unauthorized = (res: Awaited<ReturnType<typeof rawGet>>, msg: string) => {
   expectError(res, msg, { status: 401, code: "UNAUTHORIZED" });
@@ -96,7 +96,7 @@ describe("routing", () => {
   });
 
   it("answers OPTIONS with 204 and a sorted Allow header", async () => {
-    const res = await s.app.inject({ method: "OPTIONS", url: `/api/v1/users/${s.realm.member.id}`, headers: { host: HOST } });
+    const res = await injectChecked(s.app, { method: "OPTIONS", url: `/api/v1/users/${s.realm.member.id}`, headers: { host: HOST } });
     expect(res.statusCode).toBe(204);
     expect(res.headers.allow).toBe("DELETE, GET, HEAD, PATCH");
     expect(res.body).toBe("");
@@ -121,7 +121,7 @@ describe("parameters", () => {
   });
 
   it("lets the body win over the query string", async () => {
-    const res = await s.app.inject({
+    const res = await injectChecked(s.app, {
       method: "PATCH",
       url: `/api/v1/users/${target().id}?full_name=From%20Query`,
       headers: { host: HOST, authorization: basicAuth(s.realm.admin), "content-type": "application/x-www-form-urlencoded" },
@@ -137,7 +137,7 @@ describe("parameters", () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="full_name"\r\n\r\nMulti Part\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="role"\r\n\r\n400\r\n` +
       `--${boundary}--\r\n`;
-    const res = await s.app.inject({
+    const res = await injectChecked(s.app, {
       method: "PATCH",
       url: `/api/v1/users/${target().id}`,
       headers: { host: HOST, authorization: basicAuth(s.realm.admin), "content-type": `multipart/form-data; boundary=${boundary}` },
@@ -148,7 +148,7 @@ describe("parameters", () => {
   });
 
   it("does not parse JSON bodies: their parameters are absent", async () => {
-    const res = await s.app.inject({
+    const res = await injectChecked(s.app, {
       method: "POST",
       url: "/api/v1/users",
       headers: { host: HOST, authorization: basicAuth(s.realm.owner), "content-type": "application/json" },
@@ -172,7 +172,7 @@ describe("parameters", () => {
   });
 
   it("rejects oversized bodies with a JSON 413", async () => {
-    const res = await s.app.inject({
+    const res = await injectChecked(s.app, {
       method: "PATCH",
       url: `/api/v1/users/${target().id}`,
       headers: { host: HOST, authorization: basicAuth(s.realm.admin), "content-type": "application/x-www-form-urlencoded" },

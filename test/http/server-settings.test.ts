@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { expectError, expectSuccess } from "../support/client.js";
+import { expectError, expectSuccess, injectChecked } from "../support/client.js";
 import { CHAT_FEATURE_LEVEL, CHAT_VERSION } from "../../src/lib/server-version.js";
 
 let s: TestServer;
@@ -93,7 +93,7 @@ describe("GET /server_settings", () => {
     const res = await s.api.post(null, "/server_settings");
     expect(res.statusCode).toBe(405);
     expect(res.json()).toMatchObject({ result: "error", msg: "Method Not Allowed", allowed_methods: ["GET", "HEAD"] });
-    const head = await s.app.inject({ method: "HEAD", url: "/api/v1/server_settings", headers: { host: "testserver.local" } });
+    const head = await injectChecked(s.app, { method: "HEAD", url: "/api/v1/server_settings", headers: { host: "testserver.local" } });
     expect(head.statusCode).toBe(200);
   });
 });

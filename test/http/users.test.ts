@@ -20,7 +20,7 @@ describe("GET /users/me", () => {
     const { member } = s.realm;
     const body = expectSuccess(await s.api.get(member, "/users/me"));
     expect(Object.keys(body)).toEqual([
-      "result", "msg", "email", "user_id", "avatar_version", "is_admin", "is_owner", "is_guest", "is_billing_admin",
+      "result", "msg", "email", "user_id", "avatar_version", "is_admin", "is_owner", "is_guest",
       "role", "is_bot", "full_name", "timezone", "is_active", "date_joined", "avatar_url", "delivery_email",
       "profile_data", "max_message_id",
     ]);
@@ -107,7 +107,7 @@ describe("GET /users", () => {
     const body = expectSuccess(await s.api.get(member, "/users", { client_hashavatar: false }));
     const human = body.members.find((m: any) => m.user_id === member.id);
     expect(Object.keys(human)).toEqual([
-      "email", "user_id", "avatar_version", "is_admin", "is_owner", "is_guest", "is_billing_admin", "role", "is_bot",
+      "email", "user_id", "avatar_version", "is_admin", "is_owner", "is_guest", "role", "is_bot",
       "full_name", "timezone", "is_active", "date_joined", "avatar_url", "delivery_email", "bot_type", "bot_owner_id",
     ]);
     expect(human).toMatchObject({ bot_type: null, bot_owner_id: null, avatar_url: hashUrl(member.delivery_email) });
@@ -311,7 +311,6 @@ describe("limited guests (can_access_all_users_group)", () => {
         is_admin: false,
         is_owner: false,
         is_guest: false,
-        is_billing_admin: false,
         role: 400,
         is_bot: false,
         full_name: "Unknown user",

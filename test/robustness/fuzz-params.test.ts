@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { User } from "../../src/db/schema.js";
 import { allRoutes } from "../../src/http/routes.js";
 import type { RouteDef } from "../../src/http/route.js";
-import { basicAuth } from "../support/client.js";
+import { basicAuth, injectChecked } from "../support/client.js";
 import {
   allCredentials,
   buildRawRequest,
@@ -251,7 +251,7 @@ describe("parameter fuzzing", () => {
           const headers: Record<string, string> = { host: s.realm.host, authorization: basicAuth(caller) };
           const req = buildRawRequest(r.method, path, params, placement, headers);
           const where = `${who} #${i} ${req.method} ${req.url.slice(0, 200)} [${placement}] ${JSON.stringify(params).slice(0, 300)}`;
-          const res = await s.app.inject({ method: req.method as "GET", url: req.url, headers: req.headers, payload: req.payload });
+          const res = await injectChecked(s.app, { method: req.method as "GET", url: req.url, headers: req.headers, payload: req.payload });
           checkEnvelope(res.statusCode, res.body, where);
           if (process.env.FUZZ_STATS) console.log("STAT", r.method, r.path, res.statusCode, String(JSON.parse(res.body).msg).slice(0, 80));
           await assertNoSecrets(res.body, r, caller, where);
@@ -289,7 +289,7 @@ describe("parameter fuzzing", () => {
       for (const m of ["GET", "POST", "PATCH", "DELETE", "PUT"]) {
         if (methods.has(m)) continue;
         const url = `/api/v1${fillPath(path, new Rng(1))}`;
-        const res = await s.app.inject({ method: m as "GET", url, headers: { host: s.realm.host, authorization: basicAuth(s.realm.member) } });
+        const res = await injectChecked(s.app, { method: m as "GET", url, headers: { host: s.realm.host, authorization: basicAuth(s.realm.member) } });
         const body = checkEnvelope(res.statusCode, res.body, `${m} ${url}`);
         expect(res.statusCode, `${m} ${url}`).toBe(405);
         expect(body.code).toBe("METHOD_NOT_ALLOWED");

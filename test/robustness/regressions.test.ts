@@ -3,7 +3,7 @@
  * pinned here with exact answers so they stay fixed on both databases).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicAuth, expectError } from "../support/client.js";
+import { basicAuth, expectError, injectChecked } from "../support/client.js";
 import { seedObjects, snapshotDb, type RealmObjects } from "../support/fuzz.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { findUserByApiKey } from "../../src/db/queries/users.js";
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const get = (url: string) => s.app.inject({ method: "GET", url: `/api/v1${url}`, headers: { host: s.realm.host, authorization: basicAuth(s.realm.member) } });
+const get = (url: string) => injectChecked(s.app, { method: "GET", url: `/api/v1${url}`, headers: { host: s.realm.host, authorization: basicAuth(s.realm.member) } });
 
 describe("URLs Fastify cannot route get the JSON error envelope", () => {
   it("an undecodable percent-encoding in a path segment", async () => {
@@ -109,7 +109,7 @@ describe("bodies over the limit get the 413 envelope and change nothing", () => 
     ];
     for (const [type, payload] of bodies) {
       const before = await snapshotDb(s.db);
-      const res = await s.app.inject({ method: "POST", url: "/api/v1/messages", headers: { ...auth, "content-type": type }, payload });
+      const res = await injectChecked(s.app, { method: "POST", url: "/api/v1/messages", headers: { ...auth, "content-type": type }, payload });
       expect(res.statusCode, `${type}: ${res.body.slice(0, 200)}`).toBe(413);
       expect(res.json()).toMatchObject({ result: "error", msg: "Request entity too large", code: "BAD_REQUEST" });
       expect(await snapshotDb(s.db)).toEqual(before);
@@ -120,7 +120,7 @@ describe("bodies over the limit get the 413 envelope and change nothing", () => 
     const boundary = "----manyparts";
     const payload = Array.from({ length: 120 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="p${i}"\r\n\r\nv\r\n`).join("") + `--${boundary}--\r\n`;
     const before = await snapshotDb(s.db);
-    const res = await s.app.inject({
+    const res = await injectChecked(s.app, {
       method: "POST",
       url: "/api/v1/messages",
       headers: { host: s.realm.host, authorization: basicAuth(s.realm.member), "content-type": `multipart/form-data; boundary=${boundary}` },

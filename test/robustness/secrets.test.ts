@@ -10,7 +10,7 @@ import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { allRoutes } from "../../src/http/routes.js";
 import { contextFor, loggerOptions } from "../../src/server.js";
-import { ApiClient, basicAuth, expectSuccess, type Params } from "../support/client.js";
+import { ApiClient, basicAuth, expectSuccess, injectChecked, type Params } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { allCredentials, encodeRaw, seedObjects, type RealmObjects } from "../support/fuzz.js";
 import { EXTERNAL_HOST } from "../support/server.js";
@@ -125,7 +125,7 @@ describe("the server log carries no credentials", () => {
     const good = { username: owner.delivery_email, password: OWNER_PASSWORD };
     const bad = { username: owner.delivery_email, password: wrong };
     const inject = (method: string, url: string, payload?: string, headers: Record<string, string> = {}) =>
-      s.app.inject({ method: method as "GET", url, payload, headers: { host, ...headers } });
+      injectChecked(s.app, { method: method as "GET", url, payload, headers: { host, ...headers } });
     logLines.length = 0;
 
     expect((await inject("POST", "/api/v1/fetch_api_key", form(good), { "content-type": "application/x-www-form-urlencoded" })).statusCode).toBe(200);

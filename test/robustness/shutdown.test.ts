@@ -6,6 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth, expectSuccess } from "../support/client.js";
+import { checkResponse } from "../support/openapi/validate.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 let s: TestServer;
@@ -26,7 +27,14 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, at: Date.now() }));
+      res.on("end", () => {
+        try {
+          checkResponse("GET", path.replace(/^\/api\/v1/, ""), res.statusCode ?? 0, res.headers["content-type"], body);
+          resolve({ status: res.statusCode ?? 0, body, at: Date.now() });
+        } catch (err) {
+          reject(err);
+        }
+      });
       res.on("error", reject);
     });
     req.on("error", reject);

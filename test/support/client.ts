@@ -6,6 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import type { User } from "../../src/db/schema.js";
 import { EXTERNAL_HOST_FOR_CLIENT } from "./host.js";
+import { checkResponse } from "./openapi/validate.js";
 
 export type Params = Record<string, unknown>;
 type Caller = Pick<User, "delivery_email" | "api_key" | "realm_id"> | null;
@@ -30,6 +31,21 @@ export function basicAuth(user: Pick<User, "delivery_email" | "api_key">): strin
   return `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString("base64")}`;
 }
 
+/**
+ * app.inject, then the contract check (test/support/openapi) on the answer when the URL
+ * is under /api/v1. Tests that build raw requests use this instead of app.inject.
+ */
+export async function injectChecked(
+  app: FastifyInstance,
+  req: { method: string; url: string; headers?: Record<string, string>; payload?: string | Buffer },
+): Promise<LightMyRequestResponse> {
+  const res = await app.inject({ ...req, method: req.method as "GET" });
+  if (req.url.startsWith("/api/v1/")) {
+    checkResponse(req.method, req.url.slice("/api/v1".length), res.statusCode, res.headers["content-type"] as string | undefined, res.body);
+  }
+  return res;
+}
+
 export class ApiClient {
   /** host header per realm id, filled by the test server. */
   readonly hosts = new Map<number, string>();
@@ -43,7 +59,7 @@ export class ApiClient {
     const headers: Record<string, string> = { host: opts.host ?? (user ? (this.hosts.get(user.realm_id) ?? EXTERNAL_HOST_FOR_CLIENT) : EXTERNAL_HOST_FOR_CLIENT), ...opts.headers };
     if (user) headers.authorization = basicAuth(user);
     if (!inQuery) headers["content-type"] = "application/x-www-form-urlencoded";
-    return this.app.inject({ method: method as "GET", url, headers, payload: inQuery ? undefined : encoded });
+    return injectChecked(this.app, { method, url, headers, payload: inQuery ? undefined : encoded });
   }
 
   get(user: Caller, path: string, params?: Params, opts?: CallOptions) {

@@ -2,8 +2,6 @@
 export const CHANNEL_LIMITS = {
   max_stream_name_length: 60,
   max_stream_description_length: 1024,
-  max_channel_name_length: 60,
-  max_channel_description_length: 1024,
 } as const;
 
 /** Typing-notice timing clients follow (upstream defaults, milliseconds). */

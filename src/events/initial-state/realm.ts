@@ -12,6 +12,17 @@ import { groupSettingValue, realmGroupData, type RealmGroupData } from "./user-g
 
 const GROUP_SETTINGS = Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>;
 
+/** The API names of the group settings whose column name is not `<name>_id`. */
+const GROUP_SETTING_API_NAMES: Partial<Record<(typeof GROUP_SETTINGS)[number], string>> = {
+  can_create_groups_group_id: "can_create_groups",
+  can_manage_all_groups_group_id: "can_manage_all_groups",
+};
+
+/** A realm group-setting column's name in the API: can_invite_users_group_id → can_invite_users_group. */
+export function realmGroupSettingName(column: (typeof GROUP_SETTINGS)[number]): string {
+  return GROUP_SETTING_API_NAMES[column] ?? column.replace(/_id$/, "");
+}
+
 /**
  * realm_<setting> keys of the realm row, as `realm` update events name them; group-valued
  * permission settings are group-setting values (a named group's id, or an anonymous
@@ -53,8 +64,7 @@ export function realmSettingsState(realm: Realm, externalHost: string, groups: R
     realm_signup_announcements_stream_id: -1,
   };
   for (const column of GROUP_SETTINGS) {
-    // can_invite_users_group_id → realm_can_invite_users_group (a group id).
-    state[`realm_${column.replace(/_id$/, "")}`] = groupSettingValue(realm[column], groups);
+    state[`realm_${realmGroupSettingName(column)}`] = groupSettingValue(realm[column], groups);
   }
   return state;
 }

@@ -42,8 +42,6 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
     is_owner: isOwner(user),
     is_moderator: isModerator(user),
     is_guest: isGuest(user),
-    is_billing_admin: false,
-    role: user.role,
     avatar_source: user.avatar_source,
     avatar_url: avatarUrl(user),
     avatar_url_medium: avatarUrl(user),

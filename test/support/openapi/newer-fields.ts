@@ -1,0 +1,89 @@
+/**
+ * THE allow-list: fields Parley sends that upstream's OpenAPI file (release 10.2, feature
+ * level 372) does not list, each confirmed by a newer or more exact upstream source. The
+ * contract check removes them before validating, only at the places named here; every
+ * other unlisted field fails. Add a field only with its source; a field no source
+ * confirms is removed from Parley instead (openapi/README.md, "Versions").
+ */
+import type { Json, JsonObject } from "./document.js";
+
+interface AllowedField {
+  field: string;
+  /** Where: the answer or event (`what`, e.g. "POST /register …" or "event stream/create") … */
+  what: RegExp;
+  /** … and the JSON pointer of the object holding the field, array indexes written `*`. */
+  at: RegExp;
+  source: string;
+}
+
+/** Channel objects: GET /streams, /streams/{id}, subscriptions, /register lists, stream and subscription events. */
+const CHANNEL = {
+  what: /./,
+  at: /^(\/(streams|subscriptions|unsubscribed|never_subscribed)\/\*|\/stream)$/,
+};
+
+const CHANNEL_PERMISSIONS_CRATE =
+  "upstream zulip.yaml after 10.2 as published in the zulip-api crate 0.0.8 (docs.rs, src/message/channel_permission.rs, generated from zerver/openapi/zulip.yaml)";
+
+export const NEWER_FIELDS: readonly AllowedField[] = [
+  { field: "topics_policy", ...CHANNEL, source: "upstream zulip.yaml: channel `topics_policy`, New in Zulip 11.0 (feature level 392) (zulip-api crate TopicsPolicy)" },
+  { field: "folder_id", ...CHANNEL, source: "zulip.com/api/update-channel-folder: channel folders New in Zulip 11.0 (feature level 389)" },
+  { field: "subscriber_count", ...CHANNEL, source: "zulip.com/api/get-subscriptions: `subscriber_count` of channel objects (include_subscribers=partial, feature level 412)" },
+  { field: "can_resolve_topics_group", ...CHANNEL, source: `channel setting New in Zulip 11.0 (feature level 402); ${CHANNEL_PERMISSIONS_CRATE}` },
+  { field: "can_delete_any_message_group", ...CHANNEL, source: `channel setting New in Zulip 11.0 (feature level 407); ${CHANNEL_PERMISSIONS_CRATE}` },
+  { field: "can_delete_own_message_group", ...CHANNEL, source: `channel setting New in Zulip 11.0 (feature level 407); ${CHANNEL_PERMISSIONS_CRATE}` },
+  { field: "can_move_messages_out_of_channel_group", ...CHANNEL, source: `channel setting of Zulip 11.0; ${CHANNEL_PERMISSIONS_CRATE}` },
+  { field: "can_move_messages_within_channel_group", ...CHANNEL, source: `channel setting of Zulip 11.0; ${CHANNEL_PERMISSIONS_CRATE}` },
+  {
+    field: "realm_topics_policy",
+    what: /^POST \/register /,
+    at: /^$/,
+    source: "upstream zulip.yaml: organization-level `realm_topics_policy`, New in Zulip 11.0 (feature level 392) (zulip-api crate TopicsPolicy)",
+  },
+  {
+    field: "resolved_topic_notice_auto_read_policy",
+    what: /^POST \/register /,
+    at: /^\/(user_settings|realm_user_settings_defaults)$/,
+    source: "upstream zulip.yaml after 10.2: user setting (zulip-api crate 0.0.8 src/message/user_settings.rs, ResolvedTopicNoticeAutoReadPolicy)",
+  },
+  {
+    field: "bot_type",
+    what: /^GET \/users\/me /,
+    at: /^$/,
+    source: "upstream zerver/views/users.py get_profile_backend returns the caller's format_user_row record, which carries bot_type for bots; the file's get-own-user schema omits it",
+  },
+  {
+    field: "bot_owner_id",
+    what: /^GET \/users\/me /,
+    at: /^$/,
+    source: "upstream zerver/lib/users.py format_user_row (bot_owner_id for bots), returned by get_profile_backend; the file's get-own-user schema omits it",
+  },
+  {
+    field: "principal",
+    what: /HTTP 403$/,
+    at: /^$/,
+    source: "upstream zerver/lib/exceptions.py PrincipalError (code UNAUTHORIZED_PRINCIPAL, HTTP 403, data field `principal`); the file documents no such error",
+  },
+  {
+    field: "errors",
+    what: /^(POST|PATCH) \/realm\/(filters|linkifiers)/,
+    at: /^$/,
+    source: "upstream zerver/lib/exceptions.py ValidationFailureError (data field `errors`, a field → messages map) raised by the linkifier views",
+  },
+];
+
+function strip(value: Json, what: string, pointer: string): Json {
+  if (Array.isArray(value)) return value.map((v) => strip(v, what, `${pointer}/*`));
+  if (typeof value !== "object" || value === null) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (NEWER_FIELDS.some((f) => f.field === k && f.at.test(pointer) && f.what.test(what))) continue;
+    out[k] = strip(v, what, `${pointer}/${k}`);
+  }
+  return out;
+}
+
+/** A copy of `value` without the allow-listed fields at their places. */
+export function stripNewerFields(value: Json, what: string): Json {
+  return strip(value, what, "");
+}
