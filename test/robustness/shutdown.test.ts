@@ -51,10 +51,14 @@ describe("graceful shutdown", () => {
     const port = (s.app.server.address() as AddressInfo).port;
     const query = new URLSearchParams({ queue_id: reg.queue_id as string, last_event_id: String(reg.last_event_id) });
     const poll = get(port, `/api/v1/events?${query}`, { host: s.realm.host, authorization: basicAuth(member) });
-    // Wait until the poll is parked on its queue (its 50 s heartbeat timer exists).
-    const parkedBy = Date.now() + 2000;
-    while (timeoutCount() <= baseline && Date.now() < parkedBy) await new Promise((r) => setTimeout(r, 10));
-    expect(timeoutCount(), "the long-poll is waiting").toBeGreaterThan(baseline);
+    // Wait until the poll is parked on its queue (under load that can take a while: the
+    // test's own timeout bounds the wait). Its 50 s heartbeat timer is then armed. (Counting
+    // active timers against a baseline was flaky: a timer of the /register request above
+    // may still be in the baseline and end meanwhile.)
+    const queue = s.ctx.eventQueues.store.get(reg.queue_id as string);
+    while (queue?.waiter == null) await new Promise((r) => setTimeout(r, 10));
+    const heartbeat = queue.waiter.timer as NodeJS.Timeout & { _destroyed?: boolean };
+    expect(heartbeat.hasRef() && heartbeat._destroyed === false, "the long-poll is waiting on its heartbeat timer").toBe(true);
 
     const started = Date.now();
     await s.app.close();
@@ -68,6 +72,7 @@ describe("graceful shutdown", () => {
     expect(typeof body.msg).toBe("string");
     // The heartbeat timer of the poll and the queue GC timer are gone.
     await new Promise((r) => setImmediate(r));
+    expect(heartbeat._destroyed, "the heartbeat timer was cleared").toBe(true);
     expect(timeoutCount(), "no timers left by the event system").toBeLessThanOrEqual(baseline);
     // The queue garbage collector's interval is unref'd (not counted above): check it directly.
     expect((s.ctx.eventQueues as unknown as { gcTimer: unknown }).gcTimer).toBeNull();

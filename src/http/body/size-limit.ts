@@ -3,8 +3,10 @@
  * chunked transfer, multipart with many parts. Bytes are counted as the HTTP parser hands
  * them to the request stream, before any body parser sees them (the multipart plugin reads
  * the raw request itself, so a limit inside one parser is not enough). Past the limit the
- * stream ends early, nothing more is read, and the request is answered with the JSON 413
- * on a connection that then closes.
+ * rest of the body is read and discarded, never kept: parsers see at most `limit` bytes,
+ * and the request is answered with the JSON 413 once the body ends. (Ending the stream
+ * early makes Node destroy the socket, resetting the connection before the client can
+ * read the answer.)
  */
 import type { IncomingMessage } from "node:http";
 import type { FastifyRequest } from "fastify";
@@ -14,7 +16,7 @@ const overLimit = Symbol("bodyOverLimit");
 type Marked = FastifyRequest & { [overLimit]?: boolean };
 
 export function requestTooLarge(): ApiError {
-  return new ApiError("Request entity too large", { status: 413, headers: { Connection: "close" } });
+  return new ApiError("Request entity too large", { status: 413 });
 }
 
 /** Whether the request's body went past its limit (its parsed body is then truncated). */
@@ -31,15 +33,13 @@ export function limitBodySize(request: FastifyRequest, limit: number): void {
   let received = 0;
   let cut = false;
   raw.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
-    if (cut) return false;
     if (chunk === null || chunk === undefined) return push(chunk);
+    if (cut) return true; // discarded
     received += typeof chunk === "string" ? Buffer.byteLength(chunk, encoding) : (chunk as Uint8Array).length;
     if (received <= limit) return push(chunk, encoding);
-    // End the body here: parsers finish on what they have, and the request is refused
-    // before any view runs. Returning false stops reading from the socket.
+    // Parsers get nothing more; the request is refused before any view runs.
     cut = true;
     (request as Marked)[overLimit] = true;
-    push(null);
-    return false;
+    return true;
   };
 }
