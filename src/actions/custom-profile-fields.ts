@@ -26,6 +26,7 @@ import {
   type ProfileDataUpdate,
 } from "../lib/custom-profile-fields.js";
 import { isAdmin } from "../lib/roles.js";
+import { userIdsWhoCanAccess } from "../lib/users.js";
 import { realmUrl } from "../lib/realm-host.js";
 
 export interface CreateFieldInput {
@@ -105,8 +106,8 @@ export async function applyProfileDataInTx(
     const empty = update.value === null || update.value === "" || (Array.isArray(update.value) && update.value.length === 0);
     planned.push({ field, value: empty ? null : await validateFieldValue(field, update.value!, lookupUsers) });
   }
-  // Profile values are visible to everyone who can see the user: the realm's active users.
-  const audience = await activeUserIds(tx, realm.id);
+  // Profile values are visible to everyone who can access the user (limited guests may not).
+  const audience = await userIdsWhoCanAccess(tx, realm.id, target);
   for (const { field, value } of planned) {
     let event: Record<string, unknown> | undefined;
     if (value === null) {

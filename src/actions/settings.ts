@@ -6,13 +6,13 @@
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
-import { activeRealmUsers, activeUserIds, findUserById, updateUserRow } from "../db/queries/users.js";
+import { findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { realmHost } from "../lib/realm-host.js";
 import { EmailVisibility } from "../lib/roles.js";
 import { LANGUAGE_NAMES, storedSettingValue, type StoredSetting } from "../lib/settings.js";
 import { checkFullName } from "../lib/user-validation.js";
-import { apiEmail, canSeeDeliveryEmail } from "../lib/users.js";
+import { apiEmail, canSeeDeliveryEmail, userIdsWhoCanAccess, usersWhoCanAccess } from "../lib/users.js";
 
 export interface SettingsChange {
   fullName?: string;
@@ -35,8 +35,8 @@ export async function doChangeSettings(ctx: AppContext, realm: Realm, actor: Use
       if (name !== user.full_name) {
         await updateUserRow(tx, realm.id, user.id, { full_name: name });
         user = { ...user, full_name: name };
-        // Names are realm-wide: every active user of the realm learns the new one.
-        sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: user.id, full_name: name }), await activeUserIds(tx, realm.id));
+        // Every user who can access this user learns the new name.
+        sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: user.id, full_name: name }), await userIdsWhoCanAccess(tx, realm.id, user));
       }
     }
 
@@ -64,9 +64,9 @@ export async function doChangeSettings(ctx: AppContext, realm: Realm, actor: Use
       await updateUserRow(tx, realm.id, user.id, { timezone: input.timezone });
       user = { ...user, timezone: input.timezone };
       sendEventOnCommit(tx, ctx, realm.id, { type: "user_settings", op: "update", property: "timezone", value: input.timezone }, [user.id]);
-      // Time zones are part of every user record, so everyone in the realm learns it.
+      // Time zones are part of every user record: everyone who can access this user learns it.
       const email = apiEmail(user, realmHost(realm.string_id, ctx.config.externalHost));
-      sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ email, user_id: user.id, timezone: input.timezone }), await activeUserIds(tx, realm.id));
+      sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ email, user_id: user.id, timezone: input.timezone }), await userIdsWhoCanAccess(tx, realm.id, user));
     }
   });
 }
@@ -77,7 +77,7 @@ export async function doChangeSettings(ctx: AppContext, realm: Realm, actor: Use
  * address get it, users who lose access get null (upstream do_change_user_setting).
  */
 async function announceEmailVisibility(tx: Tx, ctx: AppContext, realm: Realm, before: User, after: User): Promise<void> {
-  const users = await activeRealmUsers(tx, realm.id);
+  const users = await usersWhoCanAccess(tx, realm.id, after);
   if (before.email_address_visibility === EmailVisibility.EVERYONE || after.email_address_visibility === EmailVisibility.EVERYONE) {
     const email = apiEmail(after, realmHost(realm.string_id, ctx.config.externalHost));
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: after.id, new_email: email }), users.map((u) => u.id));

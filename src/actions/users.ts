@@ -6,14 +6,14 @@ import type { AppContext } from "../context.js";
 import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import type { Realm, User, UserUpdate } from "../db/schema.js";
-import { activeRealmUsers, activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
+import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { END_USER_QUEUES_EVENT } from "../events/types.js";
 import { toApiUser } from "../api-records/user.js";
 import type { ProfileDataUpdate } from "../lib/custom-profile-fields.js";
 import { isAdmin, isOwner, Role } from "../lib/roles.js";
 import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
-import { canSeeDeliveryEmail, checkUserAccess } from "../lib/users.js";
+import { canSeeDeliveryEmail, checkUserAccess, userIdsWhoCanAccess, usersWhoCanAccess } from "../lib/users.js";
 import { isNotificationBot } from "../lib/notification-bot.js";
 import { realmHost } from "../lib/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
@@ -55,8 +55,8 @@ export async function doUpdateUser(ctx: AppContext, realm: Realm, actor: User, t
   await withTransaction(ctx.db, async (tx) => {
     const found = await findMemberForAdmin(tx, realm, targetId);
     const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
-    // Realm-wide user changes go to every active user of the realm.
-    const audience = await activeUserIds(tx, realm.id);
+    // Changes to a user go to the users who can access them (limited guests may not).
+    const audience = await userIdsWhoCanAccess(tx, realm.id, target);
 
     if (input.role !== undefined && input.role !== target.role) {
       if ((input.role === Role.OWNER || target.role === Role.OWNER) && !isOwner(actor)) throw mustBeOwner();
@@ -103,7 +103,7 @@ async function changeRole(tx: Tx, ctx: AppContext, target: User, role: number): 
  * (visibility "everyone", or a bot), everyone also learns the new API email.
  */
 async function announceEmailChange(tx: Tx, ctx: AppContext, realm: Realm, target: User): Promise<void> {
-  const users = await activeRealmUsers(tx, realm.id);
+  const users = await usersWhoCanAccess(tx, realm.id, target);
   const canSee = users.filter((u) => canSeeDeliveryEmail(u, target)).map((u) => u.id);
   sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, delivery_email: target.delivery_email }), canSee);
   if (canSeeDeliveryEmail(null, target)) {
@@ -131,7 +131,7 @@ export async function doDeactivateUser(ctx: AppContext, realm: Realm, actor: Use
     // to those who may see each channel's subscribers), then the remaining active users
     // update their user lists.
     await sendPeerEventsForUserActivation(tx, ctx, realm, target, false);
-    const audience = await activeUserIds(tx, realm.id);
+    const audience = await userIdsWhoCanAccess(tx, realm.id, target);
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: false }), audience);
     // The user's own clients stop: their queues end and a waiting poll gets the error the
     // next request would (the API key is refused from now on).
@@ -153,7 +153,7 @@ export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: Use
     const target = checkUserAccess(actor, found, { forAdmin: true, allowDeactivated: true, allowBots: true });
     if (target.is_active) throw new ApiError("User is already active.");
     await updateUserRow(tx, realm.id, target.id, { is_active: 1 } satisfies UserUpdate);
-    const audience = await activeUserIds(tx, realm.id);
+    const audience = await userIdsWhoCanAccess(tx, realm.id, target);
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: true }), audience);
     // The user's kept subscriptions count again: peer_add for each channel, as upstream.
     await sendPeerEventsForUserActivation(tx, ctx, realm, { ...target, is_active: 1 }, true);

@@ -5,8 +5,8 @@
 import { ApiError } from "../errors.js";
 import type { User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { findUserByDeliveryEmail, findUserById } from "../db/queries/users.js";
-import { groupIdsContainingUser } from "../db/queries/user-groups.js";
+import { activeRealmUsers, findUserByDeliveryEmail, findUserById } from "../db/queries/users.js";
+import { groupIdsContainingUser, groupMemberIdsRecursive } from "../db/queries/user-groups.js";
 import { canAccessAllUsersGroupId, userIdsInDirectMessagesWith, userIdsSharingChannelSubscriptions } from "../db/queries/user-access.js";
 import { isoTimestamp } from "../api-records/user.js";
 import { EmailVisibility, isAdmin, isModerator, isGuest, Role } from "./roles.js";
@@ -84,6 +84,32 @@ export async function accessibleUserIds(db: Queryable, user: Pick<User, "id" | "
   for (const id of await userIdsInDirectMessagesWith(db, user.realm_id, user.id)) ids.add(id);
   ids.add(user.id);
   return ids;
+}
+
+/**
+ * The inverse of accessibleUserIds: which of the realm's active users can access `target`
+ * (upstream get_user_ids_who_can_access_user), the audience of events about the target.
+ * Everyone when the target is a bot or nobody is limited; otherwise every user who is not
+ * a limited guest, plus the limited guests sharing an active channel subscription or a
+ * direct-message conversation with the target. At most five queries whatever the size.
+ */
+export async function userIdsWhoCanAccess(db: Queryable, realmId: number, target: Pick<User, "id" | "is_bot">): Promise<number[]> {
+  return (await usersWhoCanAccess(db, realmId, target)).map((u) => u.id);
+}
+
+/** userIdsWhoCanAccess with each user's role (for rules that also depend on it, e.g. email visibility). */
+export async function usersWhoCanAccess(db: Queryable, realmId: number, target: Pick<User, "id" | "is_bot">): Promise<Array<{ id: number; role: number }>> {
+  const users = await activeRealmUsers(db, realmId);
+  const guests = users.filter((u) => isGuest(u) && !u.is_bot);
+  if (target.is_bot || guests.length === 0) return users;
+  const groupId = await canAccessAllUsersGroupId(db, realmId);
+  if (groupId === null) return users;
+  const unlimited = (await groupMemberIdsRecursive(db, realmId, [groupId])).get(groupId) ?? new Set<number>();
+  const limited = new Set(guests.filter((u) => !unlimited.has(u.id)).map((u) => u.id));
+  if (limited.size === 0) return users;
+  // Sharing a subscription or a conversation is symmetric: the target's peers are the guests who may access it.
+  const peers = new Set([target.id, ...(await userIdsSharingChannelSubscriptions(db, realmId, target.id)), ...(await userIdsInDirectMessagesWith(db, realmId, target.id))]);
+  return users.filter((u) => !limited.has(u.id) || peers.has(u.id));
 }
 
 /** Whether a target is accessible given accessibleUserIds' result. */

@@ -297,3 +297,43 @@ describe("DELETE /messages/{message_id}", () => {
     expect((await s.api.delete(null, `/messages/${id}`)).statusCode).toBe(401);
   });
 });
+
+describe("who is told about edits and deletions (the readers of the message)", () => {
+  const recipients = (type: string) => published.filter((p) => p.event.type === type).flatMap((p) => [...p.userIds]).sort((a, b) => a - b);
+
+  it("a protected-history channel: neither a late subscriber nor a former subscriber hears of the edit, the rename or the deletion", async () => {
+    const { owner, member, other, moderator } = s.realm;
+    const vault = await makeChannel(s, "vault", { subscribers: [owner, member, moderator], invite_only: true, history_public_to_subscribers: false });
+    const id = await sendChannelMessage(s, member, "vault", "t", "before you came");
+    await s.db.insertInto("subscriptions").values({ realm_id: s.realm.realm.id, user_id: other.id, recipient_id: vault.recipient_id }).execute();
+    expectSuccess(await s.api.delete(moderator, "/users/me/subscriptions", { subscriptions: ["vault"] }));
+    expectError(await s.api.get(other, `/messages/${id}`), "Invalid message(s)");
+    expectError(await s.api.get(moderator, `/messages/${id}`), "Invalid message(s)");
+    const readers = [owner.id, member.id].sort((a, b) => a - b);
+
+    published = [];
+    expectSuccess(await patch(member, id, { content: "edited" }));
+    expect(recipients("update_message")).toEqual(readers);
+    published = [];
+    expectSuccess(await patch(member, id, { topic: "renamed" }));
+    expect(recipients("update_message")).toEqual(readers);
+    published = [];
+    expectSuccess(await s.api.post(member, `/messages/${id}/typing`, { op: "start" }));
+    expect(recipients("typing_edit_message")).toEqual(readers);
+    published = [];
+    expectSuccess(await s.api.delete(member, `/messages/${id}`));
+    expect(recipients("delete_message")).toEqual(readers);
+  });
+
+  it("a shared-history channel: a late subscriber without a row is told, as a reader", async () => {
+    const { owner, member, other } = s.realm;
+    const lounge = await makeChannel(s, "lounge", { subscribers: [owner, member], invite_only: true });
+    const id = await sendChannelMessage(s, member, "lounge", "t", "history for all");
+    await s.db.insertInto("subscriptions").values({ realm_id: s.realm.realm.id, user_id: other.id, recipient_id: lounge.recipient_id }).execute();
+    published = [];
+    expectSuccess(await patch(member, id, { content: "edited" }));
+    expect(recipients("update_message")).toEqual([owner.id, member.id, other.id].sort((a, b) => a - b));
+    const toOther = published.find((p) => p.event.type === "update_message" && p.userIds.includes(other.id))!;
+    expect(toOther.event.flags).toEqual(["read"]);
+  });
+});

@@ -61,11 +61,11 @@ export async function maxMessageIdForUser(db: Queryable, realmId: number, userId
  * The realm's active users (humans and bots) with their role: the audience of realm-wide
  * events. The notification bot is no member: upstream's system bots live outside the realm.
  */
-export async function activeRealmUsers(db: Queryable, realmId: number): Promise<Array<{ id: number; role: number }>> {
+export async function activeRealmUsers(db: Queryable, realmId: number): Promise<Array<{ id: number; role: number; is_bot: number }>> {
   return db
     .selectFrom("users")
     .leftJoin("realms", (join) => join.onRef("realms.notification_bot_id", "=", "users.id"))
-    .select(["users.id", "users.role"])
+    .select(["users.id", "users.role", "users.is_bot"])
     .where("users.realm_id", "=", realmId)
     .where("users.is_active", "=", 1)
     .where("realms.id", "is", null)
