@@ -437,6 +437,13 @@ describe("reading groups", () => {
     const count = (id: number) => s.countQueries(async () => expectSuccess(await s.api.get(member, `/user_groups/${id}/members/${admin.id}`)));
     expect(await count(deep)).toBe(await count(shallow));
     expect(expectSuccess(await s.api.get(member, `/user_groups/${deep}/members/${admin.id}`)).is_user_group_member).toBe(true);
+    // Permission checks too: can_add_members_group held through 1 or 6 levels of subgroups.
+    const addCount = async (settingGroup: number) => {
+      const target = await createGroup(member);
+      await s.db.updateTable("user_groups").set({ can_add_members_group_id: settingGroup }).where("id", "=", target).execute();
+      return s.countQueries(async () => expectSuccess(await updateMembers(admin, target, { add: [s.realm.moderator.id] })));
+    };
+    expect(await addCount(deep)).toBe(await addCount(shallow));
   });
 });
 
