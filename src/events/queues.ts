@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
 import { ApiError, UnauthorizedError } from "../errors.js";
 import type { EventPublisher, PublishedEvent } from "./publisher.js";
-import { END_USER_QUEUES_EVENT, type ChatEvent } from "./types.js";
+import { END_USER_QUEUES_EVENT, type ChatEvent, type EventInternalData } from "./types.js";
 import { buildNarrowPredicate, type NarrowPredicate } from "./narrow.js";
 import { shapeEventForQueue } from "./shape.js";
 
@@ -85,6 +85,9 @@ export class EventQueue {
     // Linkifiers use URL templates: only clients declaring linkifier_url_template get them
     // (their /register realm_linkifiers is empty otherwise).
     if (event.type === "realm_linkifiers") return this.opts.clientCapabilities.linkifier_url_template === true;
+    // Deactivated groups: clients declaring include_deactivated_groups get updates, others removals.
+    const onlyFor = (event.internal_data as EventInternalData | undefined)?.include_deactivated_groups;
+    if (onlyFor !== undefined) return (this.opts.clientCapabilities.include_deactivated_groups === true) === onlyFor;
     return true;
   }
 

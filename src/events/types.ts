@@ -20,6 +20,8 @@ export interface EventInternalData {
   sender_id?: number;
   /** `presence` events: the modern entry, for clients with simplified_presence_events. */
   modern_presence?: Record<string, { active_timestamp: number; idle_timestamp: number }>;
+  /** `user_group` events: only for queues whose include_deactivated_groups capability is this value. */
+  include_deactivated_groups?: boolean;
 }
 
 /**

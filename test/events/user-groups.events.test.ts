@@ -73,6 +73,62 @@ describe("realm_user_groups", () => {
   });
 });
 
+describe("user_group events", () => {
+  const GROUP_PARAMS = { event_types: ["user_group", "realm_user_groups"] };
+  const WITH_DEACTIVATED = { ...GROUP_PARAMS, client_capabilities: { notification_settings_null: true, include_deactivated_groups: true } };
+  const systemGroup = async (name: string) =>
+    (await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", name).executeTakeFirstOrThrow()).id;
+  let n = 0;
+  const create = async (params: Record<string, unknown> = {}) =>
+    expectSuccess(await s.api.post(s.realm.member, "/user_groups/create", { name: `ev-${++n}`, description: "d", members: [], ...params })).group_id as number;
+
+  it("keep realm_user_groups current through create, membership, subgroups and settings", async () => {
+    const { member, other, admin } = s.realm;
+    for (const params of [GROUP_PARAMS, WITH_DEACTIVATED]) {
+      const sub = await create({ members: [admin.id] });
+      let id = 0;
+      const events = await verifyAction(s, other, async () => {
+        id = await create({ members: [other.id], subgroups: [sub], can_join_group: { direct_members: [admin.id], direct_subgroups: [sub] } });
+      }, params);
+      expect(events.map((e) => e.op)).toEqual(["add", "add_subgroups"]);
+      await verifyAction(s, other, async () => expectSuccess(await s.api.post(member, `/user_groups/${id}/members`, { add: [admin.id, member.id], delete: [other.id], delete_subgroups: [sub] })), params);
+      await verifyAction(s, other, async () => expectSuccess(await s.api.post(member, `/user_groups/${id}/subgroups`, { add: [sub] })), params);
+      await verifyAction(
+        s,
+        other,
+        async () =>
+          expectSuccess(
+            await s.api.patch(member, `/user_groups/${id}`, {
+              name: `renamed-${id}`,
+              description: "new",
+              can_join_group: { new: { direct_members: [other.id], direct_subgroups: [] } },
+              can_mention_group: { new: await systemGroup("role:members") },
+            }),
+          ),
+        params,
+      );
+    }
+  });
+
+  it("deactivation and reactivation: update for clients that know deactivated groups, remove and add for the others", async () => {
+    const { member, other } = s.realm;
+    for (const params of [GROUP_PARAMS, WITH_DEACTIVATED]) {
+      const id = await create({ members: [other.id] });
+      const off = await verifyAction(s, other, async () => expectSuccess(await s.api.post(member, `/user_groups/${id}/deactivate`)), params);
+      const known = params === WITH_DEACTIVATED;
+      expect(off.map((e) => ({ ...e, id: undefined }))).toEqual([
+        known ? { type: "user_group", op: "update", group_id: id, data: { deactivated: true }, id: undefined } : { type: "user_group", op: "remove", group_id: id, id: undefined },
+      ]);
+      // Renaming a deactivated group is news only to clients that list it.
+      const renamed = await verifyAction(s, other, async () => expectSuccess(await s.api.patch(member, `/user_groups/${id}`, { name: `dead-${id}` })), params);
+      expect(renamed).toHaveLength(known ? 1 : 0);
+      await verifyAction(s, other, async () => expectSuccess(await s.api.post(member, `/user_groups/${id}/members`, { delete: [other.id] })), params);
+      const on = await verifyAction(s, other, async () => expectSuccess(await s.api.patch(member, `/user_groups/${id}`, { deactivated: false })), params);
+      expect(on.map((e) => e.op)).toEqual([known ? "update" : "add"]);
+    }
+  });
+});
+
 describe("realm_emoji", () => {
   it("is an object keyed by emoji id (none yet)", async () => {
     expect((await register(s, s.realm.member, { event_types: ["realm_emoji"] })).realm_emoji).toEqual({});

@@ -18,6 +18,8 @@ let B: RealmObjects;
 /** B's member's event queue, and A's other member's (same organization, other user). */
 let bQueueId: string;
 let aOtherQueueId: string;
+/** B's system groups (their ids are as foreign as a named group's). */
+let systemGroupIdsB: number[];
 
 const MISSING_ID = 987654;
 const MISSING_EMAIL = "nobody-here@example.com";
@@ -27,6 +29,7 @@ beforeAll(async () => {
   A = await seedObjects(s, "realm", "aqx");
   B = await seedObjects(s, "other", "bzq");
   bQueueId = expectSuccess(await s.api.post(s.other.member, "/register", { event_types: ["message"] })).queue_id as string;
+  systemGroupIdsB = (await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.other.realm.id).where("is_system_group", "=", 1).orderBy("id").execute()).map((g) => g.id);
   aOtherQueueId = expectSuccess(await s.api.post(s.realm.other, "/register", { event_types: ["message"] })).queue_id as string;
 });
 afterAll(() => s?.close());
@@ -59,6 +62,11 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
       return [{ foreign: () => B.victim.id, missing: () => MISSING_ID }];
     case "filter_id":
       return [{ foreign: () => B.linkifierId, missing: () => MISSING_ID }];
+    case "user_group_id":
+      return [
+        { foreign: () => B.userGroupId, missing: () => MISSING_ID },
+        { foreign: () => systemGroupIdsB[0], missing: () => MISSING_ID },
+      ];
     case "email":
       return [{ foreign: () => B.victim.delivery_email, missing: () => MISSING_EMAIL }];
     case "user_id_or_email":
@@ -78,25 +86,38 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
   "PATCH /messages/{message_id:int}": { content: "changed" },
   "POST /messages/{message_id:int}/typing": { op: "start" },
   "PATCH /users/{user_id:int}": { full_name: "Changed Name" },
+  "PATCH /user_groups/{user_group_id:int}": { description: "changed" },
+  "POST /user_groups/{user_group_id:int}/members": { add_subgroups: [MISSING_ID] },
+  "POST /user_groups/{user_group_id:int}/subgroups": { add: [MISSING_ID] },
 };
+
+/** A's own object for a path segment, for routes naming two objects (one of them B's). */
+function ownFor(segment: string): number {
+  const own: Record<string, number> = { user_id: A.victim.id, user_group_id: A.userGroupId, stream_id: A.publicChannel.id, message_id: A.channelMessageId };
+  if (!(segment in own)) throw new Error(`cross-realm test: no own object for {${segment}}`);
+  return own[segment];
+}
 
 function pathCases(): Case[] {
   const out: Case[] = [];
   for (const r of allRoutes) {
     const segments = [...r.path.matchAll(/\{(\w+)(?::int|\*)?\}/g)].map((m) => m[1]);
     if (segments.length === 0) continue;
-    expect(segments.length, `${r.path}: one path parameter expected`).toBe(1);
-    for (const kind of foreignFor(segments[0])) {
-      out.push({
-        name: `${r.method} ${r.path}`,
-        method: r.method as Case["method"],
-        build: (v) => ({
-          path: r.path.replace(/\{\w+(?::int|\*)?\}/, encodeURIComponent(String(v))),
-          params: PATH_ROUTE_PARAMS[`${r.method} ${r.path}`] ?? {},
-        }),
-        ...kind,
-      });
-    }
+    // Routes naming two objects: B's object in one segment, A's own in the others.
+    segments.forEach((segment, index) => {
+      for (const kind of foreignFor(segment)) {
+        out.push({
+          name: `${r.method} ${r.path}`,
+          method: r.method as Case["method"],
+          build: (v) => {
+            let i = 0;
+            const path = r.path.replace(/\{(\w+)(?::int|\*)?\}/g, (_, name: string) => (i++ === index ? encodeURIComponent(String(v)) : String(ownFor(name))));
+            return { path, params: PATH_ROUTE_PARAMS[`${r.method} ${r.path}`] ?? {} };
+          },
+          ...kind,
+        });
+      }
+    });
   }
   return out;
 }
@@ -217,7 +238,7 @@ describe("cross-organization objects answer like missing ones", () => {
     for (const r of allRoutes) {
       for (const who of ["owner", "member", "guest"] as const) {
         const path = r.path
-          .replace(/\{(\w+):int\}/, (_, n: string) => String({ stream_id: A.publicChannel.id, message_id: A.channelMessageId, user_id: A.victim.id, filter_id: A.linkifierId }[n] ?? 1))
+          .replace(/\{(\w+):int\}/g, (_, n: string) => String({ stream_id: A.publicChannel.id, message_id: A.channelMessageId, user_id: A.victim.id, filter_id: A.linkifierId, user_group_id: A.userGroupId }[n] ?? 1))
           .replace(/\{\w+\*?\}/, encodeURIComponent(A.victim.delivery_email));
         if (r.method === "DELETE" && (path === "/users/me" || path.startsWith("/users/"))) continue; // keep the cast intact
         const res = await s.api.call(r.method, s.realm[who], path, r.path === "/messages" && r.method === "GET" ? { anchor: "newest", num_before: 100, num_after: 0 } : {}, {

@@ -241,6 +241,8 @@ export interface RealmObjects {
   directMessageId: number;
   linkifierId: number;
   profileFieldId: number;
+  /** A user group (created by the member, who may manage it). */
+  userGroupId: number;
   /** A member that tests may deactivate or edit freely. */
   victim: import("../../src/db/schema.js").User;
   /** Strings that must never appear in another organization's responses. */
@@ -275,6 +277,7 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
     await s.api.post(owner, "/realm/filters", { pattern: `${tag}-#(?P<id>[0-9]+)`, url_template: `https://${tag}.example.net/{id}` }),
   ).id as number;
   const profileFieldId = ok(await s.api.post(owner, "/realm/profile_fields", { name: `${tag}-field`, hint: "", field_type: 1 })).id as number;
+  const userGroupId = ok(await s.api.post(member, "/user_groups/create", { name: `${tag}-group`, description: `${tag}-group-about`, members: [member.id] })).group_id as number;
   const domain = which === "other" ? "other.example.com" : "example.com";
   const victim = await doCreateUser(s.ctx, seeded.realm, { email: `${tag}-victim@${domain}`, fullName: `${tag} Victim`, password: null, role: Role.MEMBER });
   return {
@@ -284,6 +287,7 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
     directMessageId,
     linkifierId,
     profileFieldId,
+    userGroupId,
     victim,
     secrets: [
       `${tag}-public-chan`,
@@ -294,6 +298,7 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
       `${tag}-topic`,
       `${tag}.example.net`,
       `${tag}-field`,
+      `${tag}-group`,
       `${tag}-victim@`,
       ...(which === "other" ? [owner, admin, member, other, bot].map((u) => u.delivery_email) : []),
     ],

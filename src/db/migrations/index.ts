@@ -2,10 +2,12 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-initial.js";
 import * as m0002 from "./0002-notification-bot.js";
+import * as m0006 from "./0006-user-groups.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
   "0002-notification-bot": m0002,
+  "0006-user-groups": m0006,
 };
 
 export const migrationProvider: MigrationProvider = {
