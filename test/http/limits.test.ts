@@ -12,7 +12,7 @@ import { basicAuth, expectError, expectSuccess } from "../support/client.js";
 import { chunkedRequest, listenLocally, multipartChunks } from "../support/raw-http.js";
 import { OWNER_PASSWORD } from "../support/realm.js";
 import { startTestServer, type TestServer } from "../support/server.js";
-import { messageCounts } from "../support/messages.js";
+import { makeChannel, messageCounts, sendChannelMessage } from "../support/messages.js";
 
 const AUTH_FAILED = ["Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" }] as const;
 const RATE_LIMITED = ["API usage exceeded rate limit", { status: 429, code: "RATE_LIMIT_HIT" }] as const;
@@ -209,6 +209,29 @@ describe("large inputs (item 8)", () => {
     expect(rows.filter((r) => (r.flags & FLAG_BITS.starred) !== 0)).toHaveLength(ids.length);
     // And back: marking them unread exercises the unread-details queries on the same list.
     expectSuccess(await s.api.post(s.realm.member, "/messages/flags", { messages: ids, op: "remove", flag: "read" }));
+  }, 120_000);
+
+  it("renaming a topic of 9,000 messages works (the per-message writes run in chunks)", async () => {
+    const { owner, member } = s.realm;
+    const channel = await makeChannel(s, "bulk", { subscribers: [owner, member] });
+    const first = await sendChannelMessage(s, owner, "bulk", "big topic", "first");
+    for (let start = 0; start < 9_000; start += 500) {
+      const rows = Array.from({ length: 500 }, (_, i) => ({
+        realm_id: owner.realm_id,
+        sender_id: owner.id,
+        recipient_id: channel.recipient_id,
+        channel_id: channel.id,
+        topic: "big topic",
+        content: `m ${start + i}`,
+        rendered_content: `<p>m ${start + i}</p>`,
+        date_sent: 1_700_000_000,
+      }));
+      const ids = (await s.db.insertInto("messages").values(rows).returning("id").execute()).map((r) => r.id);
+      await insertUserMessages(s.db, ids.flatMap((message_id) => [owner, member].map((u) => ({ realm_id: u.realm_id, user_id: u.id, message_id, flags: 0 }))));
+    }
+    expectSuccess(await s.api.patch(owner, `/messages/${first}`, { topic: "renamed", propagate_mode: "change_all", send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+    const moved = await s.db.selectFrom("messages").select("id").where("channel_id", "=", channel.id).where("topic", "=", "renamed").execute();
+    expect(moved).toHaveLength(9_001);
   }, 120_000);
 
   it("refuses more message ids than the bound, changing nothing", async () => {
