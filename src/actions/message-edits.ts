@@ -204,7 +204,7 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
       event.propagate_mode = input.propagateMode;
       if (topic !== undefined) {
         event.subject = targetTopic;
-        event.topic_links = (await loadTopicLinker(tx, realm))(targetTopic);
+        event.topic_links = (await loadTopicLinker(tx, realm, undefined, [targetTopic]))(targetTopic);
       }
       if (channelId !== undefined) {
         event.new_stream_id = channelId;

@@ -23,6 +23,7 @@ import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from 
 import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
 import { normalizeContent } from "../lib/message-content.js";
+import { containsAlertWord } from "../lib/alert-words.js";
 import { FLAG_BITS, flagsToList } from "../lib/message-flags.js";
 import { renderMessageContent, type RenderedContent } from "../lib/message-render.js";
 import { buildMessageRecords } from "../lib/message-records.js";
@@ -148,7 +149,7 @@ export async function computeFlags(
   const lowered = content.toLowerCase();
   const alerted = new Set(
     words
-      .filter((w) => w.user_id !== sender.id && new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(w.word.toLowerCase())}($|[^\\p{L}\\p{N}_])`, "u").test(lowered))
+      .filter((w) => w.user_id !== sender.id && containsAlertWord(lowered, w.word.toLowerCase()))
       .map((w) => w.user_id),
   );
   const out = new Map<number, number>();
@@ -163,10 +164,6 @@ export async function computeFlags(
     out.set(id, bits);
   }
   return out;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Validates and sends a message; returns its id. */

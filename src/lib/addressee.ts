@@ -7,8 +7,8 @@ import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelById, findChannelByName } from "../db/queries/channels.js";
-import { ensureDmGroupRecipient, ensureRecipient, RECIPIENT_PERSONAL, usersByEmails, usersByIds } from "../db/queries/messages.js";
-import { apiEmail } from "./users.js";
+import { ensureDmGroupRecipient, ensureRecipient, RECIPIENT_PERSONAL, usersByIds } from "../db/queries/messages.js";
+import { apiEmail, usersByApiEmails } from "./users.js";
 import { checkListLength } from "./list-limits.js";
 
 
@@ -79,12 +79,10 @@ export async function resolveUsers(db: Queryable, realm: Realm, host: string, in
     return indicators.ids.map((id) => found.get(id)!);
   }
   if (indicators.emails.length === 0) throw new ApiError("Message must have recipients");
-  const dummyPattern = new RegExp(`^user(\\d+)@${host.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
-  const dummyIds = indicators.emails.map((e) => dummyPattern.exec(e.toLowerCase())).filter((m) => m !== null).map((m) => Number(m[1]));
-  const candidates = [...(await usersByEmails(db, realm.id, indicators.emails)), ...(await usersByIds(db, realm.id, dummyIds))];
+  const byEmail = await usersByApiEmails(db, realm.id, host, indicators.emails);
   const out: User[] = [];
   for (const email of indicators.emails) {
-    const user = candidates.find((u) => apiEmail(u, host).toLowerCase() === email.toLowerCase());
+    const user = byEmail.get(email.trim().toLowerCase());
     if (!user) throw new ApiError(`Invalid email '${email}'`);
     if (!out.includes(user)) out.push(user);
   }

@@ -14,6 +14,8 @@ import { isUserInGroup } from "../db/queries/user-groups.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelById, findChannelByName } from "../db/queries/channels.js";
 import { isAdmin, isGuest } from "./roles.js";
+import { usersByApiEmails } from "./users.js";
+import { usersByIds } from "../db/queries/messages.js";
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 export const MAX_CHANNEL_DESCRIPTION_LENGTH = 1024;
@@ -157,16 +159,22 @@ export function principalError(principal: string | number): ApiError {
   });
 }
 
-/** Resolves `principals` (all ids or all emails) to active users of the caller's realm. */
-export async function resolvePrincipals(db: Queryable, actor: User, principals: ReadonlyArray<string | number>): Promise<User[]> {
+/**
+ * Resolves `principals` (all ids or all emails) to active users of the caller's realm.
+ * Emails are API emails (see usersByApiEmails): a real address the caller may not see
+ * fails exactly like a made-up one.
+ */
+export async function resolvePrincipals(db: Queryable, actor: User, host: string, principals: ReadonlyArray<string | number>): Promise<User[]> {
+  const emails = principals.filter((p): p is string => typeof p === "string");
+  const ids = principals.filter((p): p is number => typeof p === "number");
+  const [byEmail, byId] = await Promise.all([
+    usersByApiEmails(db, actor.realm_id, host, emails),
+    usersByIds(db, actor.realm_id, ids).then((users) => new Map(users.map((u) => [u.id, u]))),
+  ]);
   const out = new Map<number, User>();
   for (const principal of principals) {
-    const q = db.selectFrom("users").selectAll().where("realm_id", "=", actor.realm_id).where("is_active", "=", 1);
-    const user =
-      typeof principal === "number"
-        ? await q.where("id", "=", principal).executeTakeFirst()
-        : await q.where("delivery_email", "=", principal.trim().toLowerCase()).executeTakeFirst();
-    if (!user) throw principalError(principal);
+    const user = typeof principal === "number" ? byId.get(principal) : byEmail.get(principal.trim().toLowerCase());
+    if (!user || !user.is_active) throw principalError(principal);
     out.set(user.id, user);
   }
   return [...out.values()];

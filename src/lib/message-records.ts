@@ -83,7 +83,7 @@ export async function buildMessageRecords(
   const users = new Map<number, User>((await usersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
   const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
   const channels = new Map<number, Channel>((await findChannelsByIds(db, realm.id, channelIds)).map((c) => [c.id, c]));
-  const topicLinks = await loadTopicLinker(db, realm, opts.linkifiers);
+  const topicLinks = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
   const reactionsBy = groupBy<ReactionRow>(reactions, (r) => r.message_id);
   const submessagesBy = groupBy<SubmessageRow>(submessages, (r) => r.message_id);
   const editsBy = groupBy<MessageEditRow>(edits, (r) => r.message_id);

@@ -7,7 +7,8 @@ import type { Realm } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelsByNames } from "../db/queries/channels.js";
 import { activeUsersByFullNames, linkifiersOfRealm, namedGroupsByNames, usersByIds } from "../db/queries/messages.js";
-import { collectReferences, renderMarkdown, topicLinks, type MarkdownLookups, type RenderResult } from "./markdown/index.js";
+import { collectReferences, renderMarkdown, type MarkdownLookups, type RenderResult } from "./markdown/index.js";
+import { topicLinker } from "./topic-links.js";
 
 /** A rendering, with the realm's linkifiers as loaded for it (reused for topic links). */
 export type RenderedContent = Omit<RenderResult, "references"> & { linkifiers: MarkdownLookups["linkifiers"] };
@@ -54,12 +55,16 @@ export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl
   return { ...rendered, linkifiers: lookups.linkifiers };
 }
 
-/** Topic links (linkifiers and raw URLs in the topic), with the realm's linkifiers loaded once. */
+/**
+ * Topic links (linkifiers and raw URLs in the topic), with the realm's linkifiers loaded
+ * once; `topics` are the ones the caller will ask for (computed together when not cached).
+ */
 export async function loadTopicLinker(
   db: Queryable,
   realm: Realm,
-  known?: MarkdownLookups["linkifiers"],
+  known: MarkdownLookups["linkifiers"] | undefined,
+  topics: readonly string[],
 ): Promise<(topic: string) => Array<{ text: string; url: string }>> {
   const linkifiers = known ?? (await linkifiersOfRealm(db, realm.id));
-  return (topic) => topicLinks(topic, linkifiers);
+  return topicLinker(linkifiers, topics);
 }

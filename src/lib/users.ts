@@ -6,6 +6,7 @@ import { ApiError } from "../errors.js";
 import type { User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { activeRealmUsers, findUserByDeliveryEmail, findUserById } from "../db/queries/users.js";
+import { usersByEmails, usersByIds } from "../db/queries/messages.js";
 import { groupIdsContainingUser, groupMemberIdsRecursive } from "../db/queries/user-groups.js";
 import { canAccessAllUsersGroupId, userIdsInDirectMessagesWith, userIdsSharingChannelSubscriptions } from "../db/queries/user-access.js";
 import { isoTimestamp } from "../api-records/user.js";
@@ -46,6 +47,28 @@ export function apiEmail(target: Pick<User, "id" | "is_bot" | "email_address_vis
   return target.is_bot || target.email_address_visibility === EmailVisibility.EVERYONE
     ? target.delivery_email
     : dummyEmail(target.id, host);
+}
+
+/**
+ * Users of the realm by API email (the `email` field every client sees: the real address
+ * only where it is public, else user{id}@{host}), case-insensitively, as upstream looks
+ * users up by email. A hidden real address finds no one, exactly like a made-up one.
+ * Keys are the lowercased emails. Two queries whatever the number of emails.
+ */
+export async function usersByApiEmails(db: Queryable, realmId: number, host: string, emails: readonly string[]): Promise<Map<string, User>> {
+  const wanted = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+  const dummyPattern = /^user(\d{1,15})@(.+)$/;
+  const dummyIds = wanted
+    .map((e) => dummyPattern.exec(e))
+    .filter((m): m is RegExpExecArray => m !== null && m[2] === host.toLowerCase())
+    .map((m) => Number(m[1]));
+  const [byRealEmail, byId] = await Promise.all([usersByEmails(db, realmId, wanted), usersByIds(db, realmId, dummyIds)]);
+  const found = new Map<string, User>();
+  for (const u of [...byRealEmail, ...byId]) {
+    const email = apiEmail(u, host).toLowerCase();
+    if (wanted.includes(email)) found.set(email, u);
+  }
+  return found;
 }
 
 /** Admins administer everyone; a bot's owner administers the bot. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compilePythonRegex, LinkifierPatternError } from "../../src/lib/markdown/python-regex.js";
+import { userRegexStats, withUserRegex } from "../../src/lib/user-regex.js";
 import {
   groupNotInPatternMessage,
   groupNotInTemplateMessage,
@@ -19,11 +20,11 @@ function error(pattern: string): string {
 }
 
 function matches(pattern: string, text: string): Record<string, string> | null {
-  const { regex, jsGroupNames } = compilePythonRegex(pattern);
-  const m = regex.exec(text);
+  const { source, flags, groupNumbers } = compilePythonRegex(pattern);
+  const m = withUserRegex(source, flags, (re) => re.searchFrom(text, 0));
   if (!m) return null;
-  const out: Record<string, string> = { $0: m[0] };
-  for (const [name, js] of jsGroupNames) if (m.groups?.[js] !== undefined) out[name] = m.groups[js];
+  const out: Record<string, string> = { $0: m.groups[0]! };
+  for (const [name, n] of groupNumbers) if (m.groups[n] !== undefined) out[name] = m.groups[n]!;
   return out;
 }
 
@@ -72,7 +73,7 @@ describe("compilePythonRegex", () => {
   });
 
   it("handles flags, anchors and RE2 escapes", () => {
-    expect(compilePythonRegex("(?i)abc").regex.flags).toContain("i");
+    expect(compilePythonRegex("(?i)abc").flags).toBe("i");
     expect(matches("(?i)abc", "xABCx")?.$0).toBe("ABC");
     expect(matches("a(?i:b)c", "aBc")?.$0).toBe("aBc");
     expect(matches("a(?i:b)c", "aBC")).toBeNull();
@@ -94,12 +95,25 @@ describe("compilePythonRegex", () => {
     expect(matches("[-.]", "-")?.$0).toBe("-");
   });
 
-  it("flags patterns that could backtrack exponentially", () => {
-    expect(compilePythonRegex("(a+)+$").backtrackingRisk).toBe(true);
-    expect(compilePythonRegex("((ab)*c)*").backtrackingRisk).toBe(true);
-    expect(compilePythonRegex("(?P<x>[a-z]+){2,5}").backtrackingRisk).toBe(true);
-    expect(compilePythonRegex("(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)").backtrackingRisk).toBe(false);
-    expect(compilePythonRegex("(ab)+").backtrackingRisk).toBe(false);
+  it("accepts nested repetitions: RE2 runs them in linear time", () => {
+    expect(matches("(?P<id>(a+)+)b", "aaab")).toEqual({ $0: "aaab", id: "aaa" });
+    expect(matches("(?P<id>(?:a|a)*b)", "a".repeat(5000) + "c")).toBeNull();
+    expect(matches("((ab)*c)*", "ababcabc")?.$0).toBe("ababcabc");
+  });
+
+  it("refuses what RE2 refuses with RE2's reason", () => {
+    expect(error("\\p{Klingon}")).toBe("Bad regular expression: invalid character class range: \\p{Klingon}");
+    expect(error("a{1001}")).toBe("Bad regular expression: invalid repetition size: {1001}");
+  });
+
+  it("refuses patterns too large to compile quickly before handing them to RE2", () => {
+    compilePythonRegex("\\pL\\pN"); // RE2 checks each property name once
+    for (const p of ["(?P<x>\\pL{200})", "\\pL\\pN\\pL\\pN\\pL", "((a{100}){100}){3}", "(?P<x>[a-z]{1000}[a-z]{1000}[a-z]{1000}[a-z]{1000})"]) {
+      const before = userRegexStats.compiled;
+      expect(error(p), p).toBe("Bad regular expression: pattern too large - compile failed");
+      expect(userRegexStats.compiled, p).toBe(before);
+    }
+    expect(() => compilePythonRegex("(?P<x>\\pL+)-(?P<id>\\d{1,10})")).not.toThrow();
   });
 
   it("keeps group names that are not JS identifiers", () => {

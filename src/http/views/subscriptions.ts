@@ -8,6 +8,7 @@ import { ApiError } from "../../errors.js";
 import { toApiSubscription } from "../../api-records/subscription.js";
 import { MAX_CHANNEL_DESCRIPTION_LENGTH, accessChannelById, resolvePrincipals } from "../../lib/channels.js";
 import { isGuest } from "../../lib/roles.js";
+import { realmHost } from "../../lib/realm-host.js";
 import { p, v } from "../params/kinds.js";
 import { parseParams, pathInt } from "../params/parse.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
@@ -70,7 +71,7 @@ async function subscribe(req: AuthedRequest): Promise<ViewResult> {
     // Upstream does not allow newlines in channel descriptions.
     description: s.description?.replace(/\n/g, " "),
   }));
-  const principals = params.principals && params.principals.length > 0 ? await resolvePrincipals(req.ctx.db, req.user, params.principals) : null;
+  const principals = params.principals && params.principals.length > 0 ? await resolvePrincipals(req.ctx.db, req.user, realmHost(req.realm.string_id, req.ctx.config.externalHost), params.principals) : null;
   const result = await doSubscribe(req.ctx, realm, req.user, {
     channels,
     principals,
@@ -94,7 +95,7 @@ async function unsubscribe(req: AuthedRequest): Promise<ViewResult> {
     subscriptions: p.json(v.list(v.str())),
     principals: principalsParam(),
   });
-  const principals = params.principals && params.principals.length > 0 ? await resolvePrincipals(req.ctx.db, req.user, params.principals) : null;
+  const principals = params.principals && params.principals.length > 0 ? await resolvePrincipals(req.ctx.db, req.user, realmHost(req.realm.string_id, req.ctx.config.externalHost), params.principals) : null;
   return doUnsubscribe(req.ctx, req.realm, req.user, params.subscriptions.map((n) => n.trim()), principals);
 }
 

@@ -17,7 +17,7 @@ import { fenceRule } from "./fences.js";
 import {
   backtickRule, delRule, emRule, newlineRule, strongEmRule, strongRule, textRule,
 } from "./inline-rules.js";
-import { compileLinkifiers, linkifierRule } from "./linkifiers.js";
+import { compileLinkifiers, linkifierRule, prepareLinkifierHits } from "./linkifiers.js";
 import { listRule } from "./lists.js";
 import { groupMentionRule, pushHtml, userMentionRule } from "./mentions.js";
 import { installRenderRules } from "./render-rules.js";
@@ -28,7 +28,7 @@ import { webLinkRule } from "./web-links.js";
 import { collectReferences } from "./references.js";
 
 export type { MarkdownLookups } from "./context.js";
-export { topicLinks } from "./linkifiers.js";
+export { topicLinks, topicLinksOf, type TopicLink } from "./linkifiers.js";
 export { collectReferences } from "./references.js";
 
 export interface RenderResult {
@@ -142,6 +142,10 @@ function createMarkdownIt(): MarkdownItInstance {
 
   md.core.ruler.at("inline", inlineWithQuoteState);
   md.core.ruler.after("inline", "parley_links", fixLinks);
+  // Each linkifier's RE2 program is compiled once per render for all inline texts.
+  md.core.ruler.before("inline", "parley_linkifier_scan", (state) => {
+    prepareLinkifierHits(renderState(state.env), state.tokens.filter((t) => t.type === "inline").map((t) => t.content));
+  });
   md.core.ruler.disable(["linkify", "replacements", "smartquotes"]);
   installRenderRules(md);
   return md;

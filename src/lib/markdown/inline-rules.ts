@@ -6,6 +6,7 @@
 import type { StateInline } from "markdown-it";
 import { linkMayStartAt } from "./web-links.js";
 import { renderState } from "./context.js";
+import { linkifierStarts } from "./linkifiers.js";
 
 const EMOJI_START = /[\p{Emoji}\p{Regional_Indicator}]/u;
 
@@ -57,15 +58,7 @@ function stopMask(state: StateInline): Uint8Array {
       if (next === 0xfe0f || next === 0x20e3) mask[i] = 1; // keycaps such as 1️⃣
     }
   }
-  for (const l of renderState(state.env).linkifiers) {
-    const scan = l.scan;
-    scan.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = scan.exec(src)) !== null) {
-      if (linkMayStartAt(src, m.index)) mask[m.index] = 1;
-      scan.lastIndex = m.index + 1;
-    }
-  }
+  for (const pos of linkifierStarts(renderState(state.env), src)) mask[pos] = 1;
   masks.set(state, { src, mask });
   return mask;
 }

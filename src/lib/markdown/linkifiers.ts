@@ -5,10 +5,11 @@
  */
 import * as uriTemplate from "uri-template";
 import type { StateInline } from "markdown-it";
-import { compilePythonRegex, LinkifierPatternError } from "./python-regex.js";
+import { BAD_REGEX_PREFIX, compilePythonRegex, LinkifierPatternError } from "./python-regex.js";
+import { userRegexError, withUserRegex } from "../user-regex.js";
 import { linkMayStartAt, matchWebLinkAt, pushLink } from "./web-links.js";
 import { rewriteLocalLink, sanitizeUrl } from "./urls.js";
-import { renderState } from "./context.js";
+import { renderState, type RenderState } from "./context.js";
 
 export { LinkifierPatternError } from "./python-regex.js";
 
@@ -61,20 +62,15 @@ export function validateLinkifier(pattern: string, urlTemplate: string): Linkifi
   else if (vars === null) errors.push({ field: "url_template", message: INVALID_URL_TEMPLATE });
   // Model-level checks run even when a field failed.
   let groups: string[];
-  let compiled: ReturnType<typeof compilePythonRegex>;
   try {
-    compiled = compilePythonRegex(pattern);
+    const compiled = compilePythonRegex(pattern);
     groups = compiled.groupNames;
+    // The pattern as rendering runs it must compile too (RE2's memory budget).
+    const refused = userRegexError(renderSource(compiled.source), compiled.flags);
+    if (refused !== null) throw new LinkifierPatternError(BAD_REGEX_PREFIX + refused);
   } catch (e) {
     if (!(e instanceof LinkifierPatternError)) throw e;
     errors.push({ field: "__all__", message: e.message });
-    return errors;
-  }
-  try {
-    renderRegex(compiled.regex);
-  } catch {
-    // Upstream's RE2 rejects programs over its memory budget with this message.
-    errors.push({ field: "__all__", message: "Bad regular expression: pattern too large - compile failed" });
     return errors;
   }
   if (vars === null) return errors;
@@ -93,30 +89,36 @@ export function validateLinkifier(pattern: string, urlTemplate: string): Linkifi
 }
 
 /**
- * The regex rendering applies, compiled now: V8 compiles a RegExp on its first use, so a
- * pattern too large for it ("Regular expression too large") would otherwise throw while
- * rendering every later message of the realm.
+ * The pattern as rendering runs it: group 1 is the linked text, and it must be followed
+ * by the end of the text or a character that is neither a letter nor a digit (consumed,
+ * as upstream's RE2 pattern does, since RE2 has no look-ahead).
  */
-function renderRegex(pattern: RegExp): RegExp {
-  return forceCompile(new RegExp(`(?:${pattern.source})(?=$|[^\\p{L}\\p{N}])`, pattern.flags + "y"));
+function renderSource(source: string): string {
+  return `(${source})(?:$|[^0-9A-Za-z])`;
 }
 
-function forceCompile(regex: RegExp): RegExp {
-  regex.lastIndex = 0;
-  regex.exec("");
-  regex.lastIndex = 0;
-  return regex;
+/**
+ * Upstream's RE2 pattern ends in [^\pL\pN]; compiling that Unicode class costs the
+ * WebAssembly build tens of milliseconds, too much per render. renderSource checks the
+ * ASCII part inside RE2 (so the engine still picks an alternative followed by a
+ * non-alphanumeric ASCII character) and this check refuses a match followed by a
+ * non-ASCII letter or digit. Only a pattern with another alternative at the same position
+ * could differ from upstream, and then it finds no link where upstream finds a shorter one.
+ */
+function followedByLetterOrDigit(text: string, end: number): boolean {
+  return end < text.length && /[\p{L}\p{N}]/u.test(String.fromCodePoint(text.codePointAt(end)!));
 }
 
 export interface CompiledLinkifier {
-  /** Sticky regex matching the pattern (plus the "not followed by a letter/digit" rule). */
-  regex: RegExp;
-  /** The same regex with the "g" flag, to find candidate positions. */
-  scan: RegExp;
-  jsGroupNames: Map<string, string>;
+  /** RE2 source of the pattern as rendering runs it (see renderSource). */
+  source: string;
+  flags: string;
+  /** Capture-group number in `source` of each named group. */
+  groupNumbers: Map<string, number>;
   template: Template;
 }
 
+/** Translations only (plain strings): the RE2 programs themselves are never kept. */
 const cache = new Map<string, CompiledLinkifier | null>();
 
 export function compileLinkifier(pattern: string, urlTemplate: string): CompiledLinkifier | null {
@@ -126,13 +128,10 @@ export function compileLinkifier(pattern: string, urlTemplate: string): Compiled
   let compiled: CompiledLinkifier | null;
   try {
     const c = compilePythonRegex(pattern);
-    // Upstream's RE2 never backtracks; ours would, so patterns that could
-    // take exponential time are not applied (they would stall rendering).
-    if (c.backtrackingRisk) throw new LinkifierPatternError("backtracking risk");
-    const regex = renderRegex(c.regex);
-    const scan = new RegExp(regex.source, regex.flags.replace("y", "g"));
-    forceCompile(scan);
-    compiled = { regex, scan, jsGroupNames: c.jsGroupNames, template: uriTemplate.parse(urlTemplate) };
+    const source = renderSource(c.source);
+    if (userRegexError(source, c.flags) !== null) throw new LinkifierPatternError("too large");
+    const groupNumbers = new Map([...c.groupNumbers].map(([name, n]) => [name, n + 1]));
+    compiled = { source, flags: c.flags, groupNumbers, template: uriTemplate.parse(urlTemplate) };
   } catch {
     compiled = null; // invalid linkifiers are skipped, as upstream does
   }
@@ -150,30 +149,83 @@ export function compileLinkifiers(list: Array<{ pattern: string; url_template: s
   return out;
 }
 
-/** Match linkifier `l` at exactly `pos`; returns [matched text, URL] or null. */
-function matchAt(l: CompiledLinkifier, src: string, pos: number, max: number): [string, string] | null {
-  l.regex.lastIndex = pos;
-  const m = l.regex.exec(src);
-  if (!m || m[0].length === 0 || pos + m[0].length > max) return null;
+interface LinkifierHit {
+  /** The linked text. */
+  text: string;
+  url: string;
+}
+
+/**
+ * Every position of each text where linkifier `l` matches (after a link boundary), for
+ * each text: one RE2 program, compiled once and freed, scans them all. A search from
+ * `from` finds the leftmost match; no match starts between `from` and it, so the next
+ * search starts at the next boundary after it: one search per match, each linear.
+ */
+function scanTexts(l: CompiledLinkifier, texts: readonly string[]): Array<Map<number, LinkifierHit>> {
+  return withUserRegex(l.source, l.flags, (re) =>
+    texts.map((text) => {
+      const hits = new Map<number, LinkifierHit>();
+      let from = 0;
+      while (from <= text.length) {
+        const m = re.searchFrom(text, from);
+        if (!m) break;
+        const linked = m.groups[1] ?? "";
+        const ok = linked.length > 0 && linkMayStartAt(text, m.index) && !followedByLetterOrDigit(text, m.index + linked.length);
+        if (ok) hits.set(m.index, { text: linked, url: expand(l, m.groups) });
+        from = m.index + 1;
+        while (from < text.length && !linkMayStartAt(text, from)) from++;
+      }
+      return hits;
+    }),
+  );
+}
+
+function expand(l: CompiledLinkifier, groups: ReadonlyArray<string | undefined>): string {
   const values: Record<string, string> = {};
-  for (const [name, js] of l.jsGroupNames) {
-    const v = m.groups?.[js];
+  for (const [name, n] of l.groupNumbers) {
+    const v = groups[n];
     if (v !== undefined) values[name] = v;
   }
-  return [m[0], l.template.expand(values)];
+  return l.template.expand(values);
+}
+
+/** Per render: each inline text's hits, per linkifier in order (computed on first use). */
+const hitsByRender = new WeakMap<RenderState, Map<string, Array<Map<number, LinkifierHit>>>>();
+
+function hitsFor(rs: RenderState, src: string): Array<Map<number, LinkifierHit>> {
+  const hits = hitsByRender.get(rs)?.get(src);
+  if (hits) return hits;
+  prepareLinkifierHits(rs, [src]);
+  return hitsByRender.get(rs)!.get(src)!;
+}
+
+/** Scans the texts a render will parse inline (the linkifier rule then only looks hits up). */
+export function prepareLinkifierHits(rs: RenderState, srcs: readonly string[]): void {
+  let bySrc = hitsByRender.get(rs);
+  if (!bySrc) hitsByRender.set(rs, (bySrc = new Map()));
+  const todo = [...new Set(srcs)].filter((src) => !bySrc.has(src));
+  if (todo.length === 0) return;
+  const perLinkifier = rs.linkifiers.map((l) => scanTexts(l, todo));
+  todo.forEach((src, i) => bySrc.set(src, perLinkifier.map((hitsPerText) => hitsPerText[i])));
+}
+
+/** Positions of `src` where some linkifier matches (the plain-text rule stops there). */
+export function linkifierStarts(rs: RenderState, src: string): number[] {
+  if (rs.linkifiers.length === 0) return [];
+  return hitsFor(rs, src).flatMap((hits) => [...hits.keys()]);
 }
 
 export function linkifierRule(state: StateInline, silent: boolean): boolean {
   if (state.linkLevel > 0) return false;
   const rs = renderState(state.env);
   if (rs.linkifiers.length === 0 || !linkMayStartAt(state.src, state.pos)) return false;
-  for (const l of rs.linkifiers) {
-    const hit = matchAt(l, state.src, state.pos, state.posMax);
-    if (!hit) continue;
-    const href = sanitizeUrl(hit[1]);
+  for (const hits of hitsFor(rs, state.src)) {
+    const hit = hits.get(state.pos);
+    if (!hit || state.pos + hit.text.length > state.posMax) continue;
+    const href = sanitizeUrl(hit.url);
     if (href === null) continue;
-    if (!silent) pushLink(state, rewriteLocalLink(href, rs.lookups.realmUrl), hit[0]);
-    state.pos += hit[0].length;
+    if (!silent) pushLink(state, rewriteLocalLink(href, rs.lookups.realmUrl), hit.text);
+    state.pos += hit.text.length;
     return true;
   }
   return false;
@@ -186,19 +238,28 @@ interface TopicMatch {
   precedence: number | null;
 }
 
-/** Topic links (the `topic_links` message field): linkifier matches and raw URLs. */
-export function topicLinks(
-  topic: string,
-  linkifiers: Array<{ pattern: string; url_template: string }>,
-): Array<{ text: string; url: string }> {
+export type TopicLink = { text: string; url: string };
+
+/** Topic links (the `topic_links` message field) of one topic. */
+export function topicLinks(topic: string, linkifiers: Array<{ pattern: string; url_template: string }>): TopicLink[] {
+  return topicLinksOf([topic], linkifiers)[0];
+}
+
+/** Topic links of several topics, each linkifier's program compiled once for all of them. */
+export function topicLinksOf(topics: readonly string[], linkifiers: Array<{ pattern: string; url_template: string }>): TopicLink[][] {
+  const perLinkifier = compileLinkifiers(linkifiers).map((l) => scanTexts(l, topics));
+  return topics.map((topic, t) => linksOfTopic(topic, perLinkifier.map((hitsPerTopic) => hitsPerTopic[t])));
+}
+
+function linksOfTopic(topic: string, hitsPerLinkifier: Array<Map<number, LinkifierHit>>): TopicLink[] {
   const matches: TopicMatch[] = [];
-  compileLinkifiers(linkifiers).forEach((l, precedence) => {
-    for (let pos = 0; pos < topic.length; pos++) {
-      if (!linkMayStartAt(topic, pos)) continue;
-      const hit = matchAt(l, topic, pos, topic.length);
-      if (!hit) continue;
-      matches.push({ url: hit[1], text: hit[0], index: pos, precedence });
-      pos += hit[0].length - 1;
+  hitsPerLinkifier.forEach((hits, precedence) => {
+    // Non-overlapping, leftmost first, as a scan over the topic applies them.
+    let next = 0;
+    for (const [index, hit] of [...hits].sort((a, b) => a[0] - b[0])) {
+      if (index < next) continue;
+      matches.push({ url: hit.url, text: hit.text, index, precedence });
+      next = index + hit.text.length;
     }
   });
   matches.sort((a, b) => a.precedence! - b.precedence! || a.index - b.index);

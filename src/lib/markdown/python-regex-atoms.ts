@@ -2,6 +2,8 @@
  * Building blocks of the RE2/Python regex translator (see python-regex.ts):
  * escapes, character classes, literals and case folding.
  */
+import { userRegexError } from "../user-regex.js";
+
 export class LinkifierPatternError extends Error {}
 
 export const BAD_REGEX_PREFIX = "Bad regular expression: ";
@@ -16,14 +18,14 @@ const POSIX: Record<string, string> = {
   space: "\\t\\n\\v\\f\\r ", upper: "A-Z", word: "0-9A-Za-z_", xdigit: "0-9A-Fa-f",
 };
 const RE2_SPACE = "\\t\\n\\f\\r ";
-const NOT_RE2_SPACE = "\\x00-\\x08\\x0b\\x0e-\\x1f\\x21-\\u{10ffff}";
+const NOT_RE2_SPACE = "\\x00-\\x08\\x0b\\x0e-\\x1f\\x21-\\x{10ffff}";
 
 export interface Flags { i: boolean; m: boolean; s: boolean; U: boolean }
 
 export function lit(cp: number): string {
   const ch = String.fromCodePoint(cp);
   if (/[0-9A-Za-z_]/.test(ch)) return ch;
-  return `\\u{${cp.toString(16)}}`;
+  return `\\x{${cp.toString(16)}}`;
 }
 
 export function caseVariants(cp: number): number[] {
@@ -32,15 +34,23 @@ export function caseVariants(cp: number): number[] {
   return [...out];
 }
 
-function propertyEscape(name: string, negate: boolean): string {
-  const p = name === "Any" ? null : /^[A-Z][a-z]?$/.test(name) ? name : `Script=${name}`;
-  if (p === null) return negate ? "[^\\s\\S]" : "[\\s\\S]";
-  try {
-    new RegExp(`\\p{${p}}`, "u");
-  } catch {
-    fail("invalid character class range", `\\p{${name}}`);
+/** Names RE2 accepted or refused after \p (compiling a property class is slow). */
+const knownProperties = new Map<string, boolean>();
+
+function knownProperty(name: string): boolean {
+  let known = knownProperties.get(name);
+  if (known === undefined) {
+    known = userRegexError(`\\p{${name}}`) === null;
+    if (knownProperties.size < 1000) knownProperties.set(name, known);
   }
-  return `${negate ? "\\P" : "\\p"}{${p}}`;
+  return known;
+}
+
+function propertyEscape(name: string, negate: boolean): string {
+  if (name === "Any") return negate ? "[^\\s\\S]" : "[\\s\\S]";
+  // RE2 knows its own categories and scripts; its message is upstream's.
+  if (!/^[A-Za-z_]+$/.test(name) || !knownProperty(name)) fail("invalid character class range", `\\p{${name}}`);
+  return `${negate ? "\\P" : "\\p"}{${name}}`;
 }
 
 /** Parser position shared by the translator's functions. */
@@ -57,7 +67,7 @@ function hexCp(s: string, at: string): number {
   return v;
 }
 
-/** Parse the escape at cur.cps[cur.i] (a backslash) into JS regex source. */
+/** Parse the escape at cur.cps[cur.i] (a backslash) into RE2 source. */
 export function parseEscape(cur: Cursor, inClass: boolean): string {
   const startIdx = cur.i;
   cur.i++;
@@ -123,13 +133,13 @@ export function parseEscape(cur: Cursor, inClass: boolean): string {
 /** The code point of a single literal emitted by lit(), or null for a set. */
 export function classItemCps(text: string): number | null {
   // A single literal code point emitted by lit(), or null for a set.
-  const m = /^\\u\{([0-9a-f]+)\}$/.exec(text);
+  const m = /^\\x\{([0-9a-f]+)\}$/.exec(text);
   if (m) return parseInt(m[1], 16);
   if (/^[0-9A-Za-z_]$/.test(text)) return text.codePointAt(0)!;
   return null;
 }
 
-/** Parse the character class at cur.cps[cur.i] ("[") into JS regex source. */
+/** Parse the character class at cur.cps[cur.i] ("[") into RE2 source. */
 export function parseClass(cur: Cursor): string {
   const startIdx = cur.i;
   cur.i++;

@@ -2,7 +2,9 @@
  * Linkifier patterns: upstream accepts RE2-syntax regular expressions (the
  * Python flavour: (?P<name>…) named groups, inline flags…). This module
  * validates such a pattern with RE2's rules and error messages, and
- * translates it to an equivalent JavaScript RegExp (always in "u" mode).
+ * normalizes it to the RE2 syntax that the RE2 engine (lib/user-regex.ts) runs:
+ * group names renamed where needed, scoped case-insensitivity expanded to classes,
+ * every literal written as an escape.
  *
  * Supported: literals, escapes (\d \w \s \b \A \z \pL \p{Greek} \x{…} octal,
  * \Q…\E), classes (incl. [[:alpha:]]), groups ((?:…), (?P<n>…), (?<n>…)),
@@ -13,48 +15,64 @@
 import {
   caseClass, classItemCps, type Cursor, fail, type Flags, literalText, parseClass, parseEscape,
 } from "./python-regex-atoms.js";
+import { userRegexError } from "../user-regex.js";
 
 export { BAD_REGEX_PREFIX, LinkifierPatternError } from "./python-regex-atoms.js";
 
 export interface CompiledPythonRegex {
-  regex: RegExp;
+  /** The pattern in the RE2 engine's syntax. */
+  source: string;
+  /** Engine flags: "i" for a leading (?i). */
+  flags: string;
   /** Named groups in order of appearance (original names). */
   groupNames: string[];
-  /** JavaScript group name used for each original group name. */
-  jsGroupNames: Map<string, string>;
-  /**
-   * True for nested unbounded repetitions such as (a+)+, which RE2 runs in
-   * linear time but a backtracking engine (JavaScript's) may not.
-   */
-  backtrackingRisk: boolean;
+  /** The capture-group number (1-based, counting unnamed groups too) of each named group. */
+  groupNumbers: Map<string, number>;
 }
 
 /**
- * Convert a Python/RE2-dialect regular expression to a JS RegExp.
- * Throws LinkifierPatternError with upstream's message for invalid patterns.
+ * RE2's own limit is a memory budget, but in the WebAssembly build compiling a big program
+ * takes seconds and can exhaust the 16 MB heap before that budget is checked (\pL{200}
+ * does). So patterns are refused, with RE2's message for too large programs, above an
+ * estimate of their compiled size: characters of the translated source, a Unicode
+ * property class (hundreds of ranges) counting as 5,000, counted repetitions multiplying
+ * what they repeat. Upstream's example patterns weigh under 200.
  */
-export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPythonRegex {
+const MAX_PATTERN_WEIGHT = 20_000;
+const PROPERTY_CLASS_WEIGHT = 5_000;
+
+function sourceWeight(source: string): number {
+  const properties = source.match(/\\[pP]\{/g)?.length ?? 0;
+  return source.length + properties * PROPERTY_CLASS_WEIGHT;
+}
+
+/**
+ * Validate a Python/RE2-dialect regular expression and write it in the RE2 engine's
+ * syntax. Throws LinkifierPatternError with upstream's message for invalid patterns;
+ * RE2 itself has the last word (e.g. "pattern too large - compile failed").
+ */
+export function compilePythonRegex(pattern: string): CompiledPythonRegex {
   const cur: Cursor = { cps: Array.from(pattern), i: 0, flags: { i: false, m: false, s: false, U: false }, globalI: false };
   const cps = cur.cps;
   const n = cps.length;
   let out = "";
   const groupNames: string[] = [];
-  const jsGroupNames = new Map<string, string>();
-  const stack: Array<{ flags: Flags; start: number; unbounded: boolean }> = [];
-  // Whether the last atom is a group containing an unbounded repetition.
-  let atomUnbounded = false;
-  // A nested unbounded repetition such as (a+)+ can backtrack exponentially.
-  let backtrackingRisk = false;
+  const groupNumbers = new Map<string, number>();
+  let captures = 0;
+  const stack: Array<{ flags: Flags; start: number }> = [];
   // Start of the most recent repeatable item in `out`, or -1 if none.
   let atomStart = -1;
   // Index in `cps` where the last repetition operator began, or -1.
   let lastRepeat = -1;
+  // Weight added by counted repetitions such as x{100}, with where in `out` each applies.
+  const expansions: Array<{ at: number; weight: number }> = [];
+  const weightFrom = (start: number): number =>
+    sourceWeight(out.slice(start)) + expansions.filter((e) => e.at >= start).reduce((sum, e) => sum + e.weight, 0);
 
   const emitAtom = (text: string): void => {
     atomStart = out.length;
     out += text;
     lastRepeat = -1;
-    atomUnbounded = false;
   };
 
   // Leading global flags such as (?i) become JS flags.
@@ -95,12 +113,12 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
         if (end < 0) fail("invalid named capture group", cps.slice(cur.i).join(""));
         const name = cps.slice(begin, end).join("");
         const capture = cps.slice(cur.i, end + 1).join("");
-        if (!/^[\p{L}\p{N}_]+$/u.test(name) || jsGroupNames.has(name)) fail("invalid named capture group", capture);
-        const jsName = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `g${groupNames.length}_${jsGroupNames.size}`;
+        if (!/^[\p{L}\p{N}_]+$/u.test(name) || groupNumbers.has(name)) fail("invalid named capture group", capture);
         groupNames.push(name);
-        jsGroupNames.set(name, jsName);
-        stack.push({ flags: { ...cur.flags }, start: out.length, unbounded: false });
-        out += `(?<${jsName}>`;
+        groupNumbers.set(name, ++captures);
+        stack.push({ flags: { ...cur.flags }, start: out.length });
+        // Matches are read by group number, so the engine needs no names.
+        out += "(";
         cur.i = end + 1;
         atomStart = -1;
         lastRepeat = -1;
@@ -131,7 +149,7 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
             cur.i = j + 1;
             continue;
           }
-          stack.push({ flags: { ...cur.flags }, start: out.length, unbounded: false });
+          stack.push({ flags: { ...cur.flags }, start: out.length });
           cur.flags = next;
           out += "(?:";
           cur.i = j + 1;
@@ -141,7 +159,8 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
         }
         fail("invalid perl operator", cps.slice(cur.i, Math.min(j + 1, n)).join(""));
       }
-      stack.push({ flags: { ...cur.flags }, start: out.length, unbounded: false });
+      stack.push({ flags: { ...cur.flags }, start: out.length });
+      captures++;
       out += "(";
       cur.i++;
       atomStart = -1;
@@ -154,8 +173,6 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
       out += ")";
       cur.flags = top.flags;
       atomStart = top.start;
-      atomUnbounded = top.unbounded;
-      if (top.unbounded && stack.length > 0) stack[stack.length - 1].unbounded = true;
       lastRepeat = -1;
       cur.i++;
       continue;
@@ -191,25 +208,23 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
       if (lastRepeat >= 0) fail("bad repetition operator", cps.slice(lastRepeat, j).join(""));
       if (atomStart < 0) fail("no argument for repetition operator", cps.slice(cur.i, j).join(""));
       if (cur.flags.U) lazy = !lazy;
-      const unboundedOp = op === "*" || op === "+" || op.endsWith(",}");
-      if (unboundedOp || /^\{\d+,\d+\}$/.test(op)) {
-        if (atomUnbounded) backtrackingRisk = true;
-        if (unboundedOp && stack.length > 0) stack[stack.length - 1].unbounded = true;
-      }
+      const counted = /^\{(\d+)(,(\d*))?\}$/.exec(op);
+      const copies = counted ? (counted[3] ? Number(counted[3]) : Number(counted[1]) + (counted[2] ? 1 : 0)) : 1;
+      if (copies > 1) expansions.push({ at: atomStart, weight: (copies - 1) * weightFrom(atomStart) });
       out += op + (lazy ? "?" : "");
       lastRepeat = cur.i;
       cur.i = j;
       continue;
     }
     if (c === "^") {
-      out += cur.flags.m ? "(?<![^\\n])" : "^";
+      out += cur.flags.m ? "(?m:^)" : "^";
       atomStart = -1;
       lastRepeat = -1;
       cur.i++;
       continue;
     }
     if (c === "$") {
-      out += cur.flags.m ? "(?![^\\n])" : "$";
+      out += cur.flags.m ? "(?m:$)" : "$";
       atomStart = -1;
       lastRepeat = -1;
       cur.i++;
@@ -225,12 +240,10 @@ export function compilePythonRegex(pattern: string, extraFlags = ""): CompiledPy
   }
   if (stack.length > 0) fail("missing )", pattern);
 
-  let regex: RegExp;
-  try {
-    regex = new RegExp(out, "u" + (cur.globalI ? "i" : "") + extraFlags);
-  } catch (e) {
-    fail("invalid perl operator", (e as Error).message);
-  }
-  return { regex, groupNames, jsGroupNames, backtrackingRisk };
+  if (weightFrom(0) > MAX_PATTERN_WEIGHT) fail("pattern too large - compile failed");
+  const flags = cur.globalI ? "i" : "";
+  const refused = userRegexError(out, flags);
+  if (refused !== null) fail(refused);
+  return { source: out, flags, groupNames, groupNumbers };
 }
 
