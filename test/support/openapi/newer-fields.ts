@@ -72,6 +72,29 @@ export const NEWER_FIELDS: readonly AllowedField[] = [
   },
 ];
 
+/**
+ * Event forms newer than the file, built from the file's own component schemas. Each
+ * replaces the file's schema for events it matches.
+ */
+export const NEWER_EVENT_FORMS: ReadonlyArray<{ key: string; matches: (event: JsonObject) => boolean; schema: Json; source: string }> = [
+  {
+    key: "presence",
+    matches: (event) => "presences" in event,
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type", "presences"],
+      properties: {
+        type: { enum: ["presence"] },
+        id: { type: "integer" },
+        presences: { type: "object", additionalProperties: { $ref: "#/components/schemas/ModernPresenceFormat" } },
+      },
+    },
+    source:
+      "the `simplified_presence_events` client capability (presence events carrying `presences` in the modern format), upstream zulip.yaml after 10.2 as published in the zulip-api crate 0.0.8 (src/message/client_capabilities.rs)",
+  },
+];
+
 function strip(value: Json, what: string, pointer: string): Json {
   if (Array.isArray(value)) return value.map((v) => strip(v, what, `${pointer}/*`));
   if (typeof value !== "object" || value === null) return value;

@@ -75,6 +75,8 @@ export function toJsonSchema(node: Json, inProperties = false): Json {
     if (k === "oneOf") out.anyOf = toJsonSchema(v);
     else if (k === "properties") out[k] = toJsonSchema(v, true);
     else if (k === "enum") out[k] = v;
+    // Concatenated by the naive merge; JSON Schema wants each name once.
+    else if (k === "required" && Array.isArray(v)) out[k] = [...new Set(v as string[])];
     else out[k] = toJsonSchema(v);
   }
   if (inProperties || node.nullable !== true) return out;
