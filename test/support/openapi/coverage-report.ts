@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { allRoutes } from "../../../src/http/routes.js";
 import type { CoverageRecord } from "./coverage.js";
-import type { JsonObject } from "./document.js";
+import type { JsonObject } from "./json.js";
 import { examplePath, findOperation } from "./operations.js";
 
 export function readCoverageRecords(dir: string): CoverageRecord[] {

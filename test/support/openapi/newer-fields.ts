@@ -5,7 +5,7 @@
  * other unlisted field fails. Add a field only with its source; a field no source
  * confirms is removed from Parley instead (openapi/README.md, "Versions").
  */
-import type { Json, JsonObject } from "./document.js";
+import type { Json, JsonObject } from "./json.js";
 
 interface AllowedField {
   field: string;
@@ -69,6 +69,26 @@ export const NEWER_FIELDS: readonly AllowedField[] = [
     what: /^(POST|PATCH) \/realm\/(filters|linkifiers)/,
     at: /^$/,
     source: "upstream zerver/lib/exceptions.py ValidationFailureError (data field `errors`, a field → messages map) raised by the linkifier views",
+  },
+  {
+    field: "is_system_bot",
+    what: /^GET \/users\/\{user_id\} /,
+    at: /^\/user$/,
+    source:
+      "upstream zerver/lib/users.py format_user_row marks cross-realm (system) bots with is_system_bot, and get_members_backend reaches them (access_user_by_id_including_cross_realm); the file lists it only under cross_realm_bots",
+  },
+];
+
+/**
+ * Corrections of the file where it contradicts itself: applied to the loaded document
+ * before any schema is prepared. Path: keys from the document root.
+ */
+export const FILE_CORRECTIONS: ReadonlyArray<{ path: readonly (string | number)[]; value: Json; source: string }> = [
+  {
+    path: ["components", "schemas", "RateLimitedError", "allOf", 1, "properties", "retry-after", "type"],
+    value: "number",
+    source:
+      "the file's own example answers 28.706807374954224; upstream's RateLimitedError (zerver/lib/exceptions.py) sends the float secs_to_freedom",
   },
 ];
 

@@ -9,7 +9,7 @@
  * - `oneOf` alternatives may overlap, so `oneOf` becomes `anyOf`.
  * - `example(s)`, `description`, `deprecated`, `format` and `x-*` keys are documentation here.
  */
-import type { Json, JsonObject } from "./document.js";
+import type { Json, JsonObject } from "./json.js";
 
 const DOCUMENTATION_KEYS = new Set(["example", "examples", "description", "deprecated", "format", "title"]);
 
