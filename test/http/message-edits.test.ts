@@ -70,7 +70,6 @@ describe("PATCH /messages/{message_id}: content", () => {
       orig_rendered_content: "<p>first draft</p>",
       content: row.content,
       rendered_content: row.rendered_content,
-      prev_rendered_content_version: 1,
       is_me_message: false,
       flags: ["mentioned"],
     });

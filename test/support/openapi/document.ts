@@ -9,13 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import type { Json, JsonObject } from "./json.js";
+import { FILE_CORRECTIONS } from "./newer-fields.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** test/support/openapi → worktree root → ../shared */
 export const OPENAPI_FILE = path.resolve(HERE, "../../../../shared/reference/openapi/zulip.yaml");
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+export type { Json, JsonObject } from "./json.js";
 
 let loaded: JsonObject | null | undefined;
 
@@ -34,5 +35,16 @@ export function openapiDocument(): JsonObject | null {
     fs.writeFileSync(partial, JSON.stringify(loaded));
     fs.renameSync(partial, cache);
   }
+  applyCorrections(loaded);
   return loaded;
+}
+
+function applyCorrections(doc: JsonObject): void {
+  for (const c of FILE_CORRECTIONS) {
+    let node: Json = doc;
+    for (const key of c.path.slice(0, -1)) node = (node as Record<string | number, Json>)[key];
+    const last = c.path[c.path.length - 1];
+    if (typeof node !== "object" || node === null || !(last in node)) throw new Error(`OpenAPI correction: no ${c.path.join("/")} in the file`);
+    (node as Record<string | number, Json>)[last] = c.value;
+  }
 }

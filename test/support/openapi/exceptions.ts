@@ -3,7 +3,7 @@
  * contract check accepts that the file alone would reject. Each names the spec section
  * (or design rule) that makes it.
  */
-import type { Json } from "./document.js";
+import type { Json } from "./json.js";
 
 /**
  * Neutral names (spec, "Conventions used throughout"; openapi/README.md "Names"):

@@ -5,7 +5,7 @@
  * other unlisted field fails. Add a field only with its source; a field no source
  * confirms is removed from Parley instead (openapi/README.md, "Versions").
  */
-import type { Json, JsonObject } from "./document.js";
+import type { Json, JsonObject } from "./json.js";
 
 interface AllowedField {
   field: string;
@@ -69,6 +69,49 @@ export const NEWER_FIELDS: readonly AllowedField[] = [
     what: /^(POST|PATCH) \/realm\/(filters|linkifiers)/,
     at: /^$/,
     source: "upstream zerver/lib/exceptions.py ValidationFailureError (data field `errors`, a field → messages map) raised by the linkifier views",
+  },
+  {
+    field: "is_system_bot",
+    what: /^GET \/users\/\{user_id\} /,
+    at: /^\/user$/,
+    source:
+      "upstream zerver/lib/users.py format_user_row marks cross-realm (system) bots with is_system_bot, and get_members_backend reaches them (access_user_by_id_including_cross_realm); the file lists it only under cross_realm_bots",
+  },
+];
+
+/**
+ * Corrections of the file where it contradicts itself: applied to the loaded document
+ * before any schema is prepared. Path: keys from the document root.
+ */
+export const FILE_CORRECTIONS: ReadonlyArray<{ path: readonly (string | number)[]; value: Json; source: string }> = [
+  {
+    path: ["components", "schemas", "RateLimitedError", "allOf", 1, "properties", "retry-after", "type"],
+    value: "number",
+    source:
+      "the file's own example answers 28.706807374954224; upstream's RateLimitedError (zerver/lib/exceptions.py) sends the float secs_to_freedom",
+  },
+];
+
+/**
+ * Event forms newer than the file, built from the file's own component schemas. Each
+ * replaces the file's schema for events it matches.
+ */
+export const NEWER_EVENT_FORMS: ReadonlyArray<{ key: string; matches: (event: JsonObject) => boolean; schema: Json; source: string }> = [
+  {
+    key: "presence",
+    matches: (event) => "presences" in event,
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type", "presences"],
+      properties: {
+        type: { enum: ["presence"] },
+        id: { type: "integer" },
+        presences: { type: "object", additionalProperties: { $ref: "#/components/schemas/ModernPresenceFormat" } },
+      },
+    },
+    source:
+      "the `simplified_presence_events` client capability (presence events carrying `presences` in the modern format), upstream zulip.yaml after 10.2 as published in the zulip-api crate 0.0.8 (src/message/client_capabilities.rs)",
   },
 ];
 

@@ -3,7 +3,7 @@
  * and method. Literal segments beat parameters; a parameter named `…_id` (or
  * `realm_id_str`) only matches digits, `email` anything but digits.
  */
-import type { JsonObject } from "./document.js";
+import type { JsonObject } from "./json.js";
 
 export interface OperationRef {
   method: string;

@@ -9,7 +9,7 @@
  * - `oneOf` alternatives may overlap, so `oneOf` becomes `anyOf`.
  * - `example(s)`, `description`, `deprecated`, `format` and `x-*` keys are documentation here.
  */
-import type { Json, JsonObject } from "./document.js";
+import type { Json, JsonObject } from "./json.js";
 
 const DOCUMENTATION_KEYS = new Set(["example", "examples", "description", "deprecated", "format", "title"]);
 
@@ -75,6 +75,8 @@ export function toJsonSchema(node: Json, inProperties = false): Json {
     if (k === "oneOf") out.anyOf = toJsonSchema(v);
     else if (k === "properties") out[k] = toJsonSchema(v, true);
     else if (k === "enum") out[k] = v;
+    // Concatenated by the naive merge; JSON Schema wants each name once.
+    else if (k === "required" && Array.isArray(v)) out[k] = [...new Set(v as string[])];
     else out[k] = toJsonSchema(v);
   }
   if (inProperties || node.nullable !== true) return out;

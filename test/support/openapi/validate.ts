@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { openapiDocument, type Json, type JsonObject } from "./document.js";
 import { toUpstreamNames, upstreamNamesIn } from "./exceptions.js";
-import { stripNewerFields } from "./newer-fields.js";
+import { NEWER_EVENT_FORMS, stripNewerFields } from "./newer-fields.js";
 import { findOperation, type OperationRef } from "./operations.js";
 import { prepareSchema } from "./schema.js";
 import { recordEvent, recordOperation, recordUndocumented } from "./coverage.js";
@@ -135,6 +135,12 @@ export function checkEvent(event: Json): void {
   if (!doc || typeof event !== "object" || event === null || Array.isArray(event)) return;
   const key = eventKey(event);
   refuseUpstreamNames(event, `event ${key}`);
+  const newer = NEWER_EVENT_FORMS.find((f) => f.key === key && f.matches(event));
+  if (newer) {
+    recordEvent(`${key} (newer form)`);
+    check(compile(`event ${key} newer form`, () => prepareSchema(doc, newer.schema)), toUpstreamNames(event), `event ${key} (id ${String(event.id)}, newer form)`);
+    return;
+  }
   const alternatives = eventAlternatives(doc).get(key) ?? (typeof event.op === "string" ? undefined : eventAlternatives(doc).get(String(event.type)));
   if (!alternatives) {
     recordUndocumented(`event ${key}`);
