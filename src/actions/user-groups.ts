@@ -23,6 +23,7 @@ import {
   insertSubgroups,
   insertUserGroup,
   namedGroupByName,
+  namedGroupIdsWithDirectMember,
   namedGroupsByIds,
   recursiveSubgroupIds,
   setGroupContents,
@@ -324,4 +325,15 @@ export async function doDeactivateUserGroup(ctx: AppContext, realm: Realm, actor
     publish(tx, ctx, realm.id, audience, { type: "user_group", op: "update", group_id: groupId, data: { deactivated: true } }, true);
     publish(tx, ctx, realm.id, audience, { type: "user_group", op: "remove", group_id: groupId }, false);
   });
+}
+
+/**
+ * A reactivated user shows again in the named groups they belong to: `add_members` for
+ * each (upstream, since feature level 303), in the reactivating transaction.
+ */
+export async function sendGroupMembershipsOnReactivation(tx: Tx, ctx: AppContext, realmId: number, userId: number): Promise<void> {
+  const groups = await namedGroupIdsWithDirectMember(tx, realmId, userId);
+  if (groups.length === 0) return;
+  const audience = await activeUserIds(tx, realmId);
+  for (const groupId of groups) publish(tx, ctx, realmId, audience, { type: "user_group", op: "add_members", group_id: groupId, user_ids: [userId] });
 }

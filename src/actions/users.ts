@@ -19,6 +19,7 @@ import { realmHost } from "../lib/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
 import { sendPeerEventsForUserActivation } from "./subscriptions.js";
 import { setSystemGroupsForRole } from "./system-group-membership.js";
+import { sendGroupMembershipsOnReactivation } from "./user-groups.js";
 
 export interface UpdateUserInput {
   fullName?: string;
@@ -157,6 +158,7 @@ export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: Use
     sendEventOnCommit(tx, ctx, realm.id, realmUserUpdate({ user_id: target.id, is_active: true }), audience);
     // The user's kept subscriptions count again: peer_add for each channel, as upstream.
     await sendPeerEventsForUserActivation(tx, ctx, realm, { ...target, is_active: 1 }, true);
+    await sendGroupMembershipsOnReactivation(tx, ctx, realm.id, target.id);
   });
 }
 

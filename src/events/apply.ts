@@ -6,7 +6,7 @@
 import type { ChatEvent } from "./types.js";
 import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
-import { applyUserGroup } from "./apply/user-groups.js";
+import { applyUserGroup, dropDeactivatedUserFromGroups } from "./apply/user-groups.js";
 import { sameTopic } from "../lib/topics.js";
 
 type State = Record<string, any>;
@@ -56,6 +56,7 @@ const appliers: Record<string, Applier> = {
   },
 
   realm_user(state, e) {
+    if (e.op === "update" && e.person?.is_active === false) dropDeactivatedUserFromGroups(state, e.person.user_id);
     if (!state.realm_users) return;
     const person = e.person ?? {};
     if (e.op === "add") {

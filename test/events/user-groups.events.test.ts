@@ -110,6 +110,18 @@ describe("user_group events", () => {
     }
   });
 
+  it("deactivated users leave named groups' members; reactivation brings them back with add_members", async () => {
+    const { member, owner } = s.realm;
+    const user = expectSuccess(await s.api.post(owner, "/users", { email: "grp-react@example.com", password: "long-enough-pw", full_name: "Group Return" })).user_id as number;
+    const id = await create({ members: [user, member.id] });
+    const params = { event_types: ["realm_user", "user_group", "realm_user_groups"] };
+    await verifyAction(s, member, async () => expectSuccess(await s.api.delete(owner, `/users/${user}`)), params);
+    const groups = expectSuccess(await s.api.get(member, "/user_groups")).user_groups;
+    expect(groups.find((g: any) => g.id === id).members).toEqual([member.id]);
+    const back = await verifyAction(s, member, async () => expectSuccess(await s.api.post(owner, `/users/${user}/reactivate`)), params);
+    expect(back.filter((e) => e.type === "user_group").map((e) => e.group_id)).toContain(id);
+  });
+
   it("deactivation and reactivation: update for clients that know deactivated groups, remove and add for the others", async () => {
     const { member, other } = s.realm;
     for (const params of [GROUP_PARAMS, WITH_DEACTIVATED]) {

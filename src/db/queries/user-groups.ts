@@ -282,3 +282,33 @@ export async function channelsWithSettingIn(db: Queryable, realmId: number, sett
     .orderBy("id")
     .execute();
 }
+
+/**
+ * Direct memberships as the API shows them: a named group lists its active members only
+ * (upstream hides deactivated users there); anonymous groups, which back setting values,
+ * keep theirs.
+ */
+export async function listRealmGroupMembersForApi(db: Queryable, realmId: number) {
+  return db
+    .selectFrom("user_group_members as m")
+    .innerJoin("users", "users.id", "m.user_id")
+    .innerJoin("user_groups as g", "g.id", "m.group_id")
+    .select(["m.group_id", "m.user_id"])
+    .where("m.realm_id", "=", realmId)
+    .where((eb) => eb.or([eb("users.is_active", "=", 1), eb("g.name", "is", null)]))
+    .execute();
+}
+
+/** Named groups (system ones included) the user is a direct member of, by id. */
+export async function namedGroupIdsWithDirectMember(db: Queryable, realmId: number, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("user_group_members as m")
+    .innerJoin("user_groups as g", "g.id", "m.group_id")
+    .select("g.id")
+    .where("m.realm_id", "=", realmId)
+    .where("m.user_id", "=", userId)
+    .where("g.name", "is not", null)
+    .orderBy("g.id")
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -37,3 +37,14 @@ export function applyUserGroup(state: State, e: Event): void {
       break;
   }
 }
+
+/**
+ * A deactivated user leaves the members of every named group as clients see them (the
+ * realm_user update is the news; upstream sends no remove_members to users who can see
+ * the deactivated user). Anonymous groups behind setting values keep them.
+ */
+export function dropDeactivatedUserFromGroups(state: State, userId: number): void {
+  const groups = state.realm_user_groups as any[] | undefined;
+  if (!groups) return;
+  for (const g of groups) g.members = (g.members as number[]).filter((id) => id !== userId);
+}
