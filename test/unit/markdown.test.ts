@@ -223,26 +223,24 @@ describe("narrow URL encoding", () => {
   });
 });
 
-describe("performance", () => {
-  it("renders a 10,000-character message quickly", () => {
+// Speed is measured by `npm run bench`, never by timed assertions here: these cases check
+// that large and pathological inputs render completely (a blow-up trips the test timeout).
+describe("large and pathological input", () => {
+  it("renders every element of a 10,000-character message", () => {
     const para =
       "Hello @**King Hamlet**, see #**Verona>lunch** and https://example.com/a?b=c :smile: **bold** *em* `code` #123 👍\n";
-    const content = para.repeat(Math.ceil(10000 / para.length)).slice(0, 10000);
-    renderMarkdown(content, testLookups); // warm up
-    const start = performance.now();
-    const runs = 20;
-    for (let i = 0; i < runs; i++) renderMarkdown(content, testLookups);
-    const perRun = (performance.now() - start) / runs;
-    // About 4 ms in plain Node on the dev machine for this markup-dense
-    // message (1.5 ms for prose); the bound leaves room for slow CI runners.
-    expect(perRun).toBeLessThan(30);
+    const copies = Math.floor(10000 / para.length);
+    const html = renderMarkdown(para.repeat(copies), testLookups).html;
+    expect(html.match(/<strong>bold<\/strong>/g)).toHaveLength(copies);
+    expect(html.match(/<code>code<\/code>/g)).toHaveLength(copies);
+    expect(html.match(/href="https:\/\/example.com\/a\?b=c"/g)).toHaveLength(copies);
   });
   it("handles pathological input without blowing up", () => {
     const inputs = ["*".repeat(5000), "`".repeat(5000), "[".repeat(3000), "@**".repeat(2000), ">".repeat(80) + " x", "a.".repeat(3000)];
     for (const s of inputs) {
-      const start = performance.now();
-      renderMarkdown(s, testLookups);
-      expect(performance.now() - start).toBeLessThan(500);
+      const html = renderMarkdown(s, testLookups).html;
+      expect(html.length).toBeGreaterThan(0);
+      expect(html.length).toBeLessThan(s.length * 100);
     }
   });
 });
