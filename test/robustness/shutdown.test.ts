@@ -1,6 +1,6 @@
 /**
- * Graceful shutdown on a real socket: a waiting long-poll is answered promptly when the
- * app closes, close() resolves within 2 s, and the event system's timers stop.
+ * Graceful shutdown on a real socket: a waiting long-poll is answered by the shutdown
+ * (not by its heartbeat), close() resolves promptly, and the event system's timers stop.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -43,7 +43,7 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
 }
 
 describe("graceful shutdown", () => {
-  it("answers a waiting long-poll and closes within 2 s, leaving no timers", async () => {
+  it("answers a waiting long-poll and closes promptly, leaving no timers", async () => {
     const { member } = s.realm;
     const reg = expectSuccess(await s.api.post(member, "/register", { event_types: ["message"] }));
     const baseline = timeoutCount();
@@ -64,10 +64,14 @@ describe("graceful shutdown", () => {
     await s.app.close();
     const closedAt = Date.now();
     const answer = await poll;
-    expect(closedAt - started, "close() resolved within 2 s").toBeLessThan(2000);
-    expect(answer.at - started, "the long-poll was answered within 2 s").toBeLessThan(2000);
+    // Shutdown itself answers the poll: long before its 50 s heartbeat, and not with one.
+    // (The margin is wide because a loaded 2-core runner can stall a process for seconds;
+    // the cause is checked below, not the speed.)
+    expect(closedAt - started, "close() resolved well before the 50 s heartbeat").toBeLessThan(10_000);
+    expect(answer.at - started, "the long-poll was answered well before its heartbeat").toBeLessThan(10_000);
     expect([200, 400, 503]).toContain(answer.status);
     const body = JSON.parse(answer.body);
+    expect(JSON.stringify(body.events ?? []), "answered by shutdown, not by a heartbeat").not.toContain("heartbeat");
     expect(typeof body.result).toBe("string");
     expect(typeof body.msg).toBe("string");
     // The heartbeat timer of the poll and the queue GC timer are gone.
