@@ -20,6 +20,8 @@ export interface EventInternalData {
   sender_id?: number;
   /** `presence` events: the modern entry, for clients with simplified_presence_events. */
   modern_presence?: Record<string, { active_timestamp: number; idle_timestamp: number }>;
+  /** `realm_user` add of a placeholder for a user the recipient cannot access: not for user_list_incomplete clients. */
+  inaccessible_user?: boolean;
 }
 
 /**
