@@ -6,14 +6,14 @@ import type { AppContext } from "../context.js";
 import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import type { Realm, User, UserUpdate } from "../db/schema.js";
-import { activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
+import { activeRealmUsers, activeUserIds, countActiveHumanOwners, findUserByDeliveryEmail, findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { END_USER_QUEUES_EVENT } from "../events/types.js";
 import { toApiUser } from "../api-records/user.js";
 import type { ProfileDataUpdate } from "../lib/custom-profile-fields.js";
 import { isAdmin, isOwner, Role } from "../lib/roles.js";
 import { checkFullName, isValidEmail, normalizeEmail } from "../lib/user-validation.js";
-import { canSeeDeliveryEmail, checkUserAccess, userIdsWhoCanAccess, usersWhoCanAccess } from "../lib/users.js";
+import { canSeeDeliveryEmail, checkUserAccess, inaccessibleUserRecord, limitedGuestIds, userIdsWhoCanAccess, usersWhoCanAccess } from "../lib/users.js";
 import { isNotificationBot } from "../lib/notification-bot.js";
 import { realmHost } from "../lib/realm-host.js";
 import { applyProfileDataInTx } from "./custom-profile-fields.js";
@@ -163,14 +163,39 @@ export async function doReactivateUser(ctx: AppContext, realm: Realm, actor: Use
 }
 
 /**
- * afterUserCreatedHooks entry: `realm_user` op `add` with the full person record to the realm's
- * active users; the real email only to those allowed to see it.
+ * afterUserCreatedHooks entry: `realm_user` op `add` with the full person record to the
+ * realm's active users, the real email only to those allowed to see it. Limited guests
+ * are told by announceUserToLimitedGuests, once the default subscriptions exist.
  */
 export async function announceUserCreated(tx: Tx, ctx: AppContext, realm: Realm, user: User): Promise<void> {
-  const users = await tx.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realm.id).where("is_active", "=", 1).execute();
+  const users = await activeRealmUsers(tx, realm.id);
+  const limited = user.is_bot ? new Set<number>() : await limitedGuestIds(tx, realm.id, users);
+  sendFullRecord(tx, ctx, realm, user, users.filter((u) => !limited.has(u.id)));
+}
+
+/**
+ * The last afterUserCreatedHooks entry (upstream notify_created_user): a limited guest who
+ * can access the new user (a shared default channel) gets the full record; the others get
+ * upstream's "Unknown user" placeholder, which clients with user_list_incomplete never see.
+ */
+export async function announceUserToLimitedGuests(tx: Tx, ctx: AppContext, realm: Realm, user: User): Promise<void> {
+  if (user.is_bot) return;
+  const users = await activeRealmUsers(tx, realm.id);
+  const limited = await limitedGuestIds(tx, realm.id, users);
+  if (limited.size === 0) return;
+  const accessors = new Set((await usersWhoCanAccess(tx, realm.id, user)).map((u) => u.id));
+  sendFullRecord(tx, ctx, realm, user, users.filter((u) => limited.has(u.id) && accessors.has(u.id)));
+  const blind = users.filter((u) => limited.has(u.id) && !accessors.has(u.id)).map((u) => u.id);
+  if (blind.length === 0) return;
+  const person = inaccessibleUserRecord(user.id, realmHost(realm.string_id, ctx.config.externalHost));
+  sendEventOnCommit(tx, ctx, realm.id, { type: "realm_user", op: "add", person, internal_data: { inaccessible_user: true } }, blind);
+}
+
+/** `realm_user` add with the full record; the real email only to those allowed to see it. */
+function sendFullRecord(tx: Tx, ctx: AppContext, realm: Realm, user: User, recipients: ReadonlyArray<{ id: number; role: number }>): void {
   const host = realmHost(realm.string_id, ctx.config.externalHost);
   const groups = new Map<boolean, { requester: { id: number; role: number }; ids: number[] }>();
-  for (const u of users) {
+  for (const u of recipients) {
     const sees = canSeeDeliveryEmail(u, user);
     const g = groups.get(sees) ?? { requester: u, ids: [] };
     g.ids.push(u.id);

@@ -4,6 +4,7 @@
  *   avatars when the client computes them (client_hashavatar);
  * - `presence`: no `email` for slim_presence clients; the modern `presences` shape for
  *   clients with the simplified_presence_events capability.
+ * - `realm_user` add placeholders of inaccessible users: not for user_list_incomplete clients.
  * Every event's `internal_data` is removed before queueing.
  */
 import { HASH_AVATAR_BASE_URL } from "../lib/avatar.js";
@@ -16,8 +17,10 @@ export function shapeEventForQueue(queue: EventQueue, event: ChatEvent): ChatEve
 }
 
 function shapeContent(queue: EventQueue, event: ChatEvent): ChatEvent | null {
-  if (event.type === "realm_user" && event.op === "add" && queue.opts.clientHashavatar) return hideHashAvatar(event);
   const internal = event.internal_data as EventInternalData | undefined;
+  // Clients with user_list_incomplete leave inaccessible users out: no placeholder for them.
+  if (internal?.inaccessible_user === true && queue.opts.clientCapabilities.user_list_incomplete === true) return null;
+  if (event.type === "realm_user" && event.op === "add" && internal === undefined && queue.opts.clientHashavatar) return hideHashAvatar(event);
   if (internal === undefined && event.type !== "presence") return event;
   const { internal_data: _drop, ...out } = event;
   if (event.type === "message" && typeof out.message === "object" && out.message !== null) {

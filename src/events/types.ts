@@ -22,6 +22,8 @@ export interface EventInternalData {
   modern_presence?: Record<string, { active_timestamp: number; idle_timestamp: number }>;
   /** `user_group` events: only for queues whose include_deactivated_groups capability is this value. */
   include_deactivated_groups?: boolean;
+  /** `realm_user` add of a placeholder for a user the recipient cannot access: not for user_list_incomplete clients. */
+  inaccessible_user?: boolean;
 }
 
 /**

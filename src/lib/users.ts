@@ -123,16 +123,22 @@ export async function userIdsWhoCanAccess(db: Queryable, realmId: number, target
 /** userIdsWhoCanAccess with each user's role (for rules that also depend on it, e.g. email visibility). */
 export async function usersWhoCanAccess(db: Queryable, realmId: number, target: Pick<User, "id" | "is_bot">): Promise<Array<{ id: number; role: number }>> {
   const users = await activeRealmUsers(db, realmId);
-  const guests = users.filter((u) => isGuest(u) && !u.is_bot);
-  if (target.is_bot || guests.length === 0) return users;
-  const groupId = await canAccessAllUsersGroupId(db, realmId);
-  if (groupId === null) return users;
-  const unlimited = (await groupMemberIdsRecursive(db, realmId, [groupId])).get(groupId) ?? new Set<number>();
-  const limited = new Set(guests.filter((u) => !unlimited.has(u.id)).map((u) => u.id));
+  if (target.is_bot) return users;
+  const limited = await limitedGuestIds(db, realmId, users);
   if (limited.size === 0) return users;
   // Sharing a subscription or a conversation is symmetric: the target's peers are the guests who may access it.
   const peers = new Set([target.id, ...(await userIdsSharingChannelSubscriptions(db, realmId, target.id)), ...(await userIdsInDirectMessagesWith(db, realmId, target.id))]);
   return users.filter((u) => !limited.has(u.id) || peers.has(u.id));
+}
+
+/** Among these users, the guests whose user access is limited (see accessibleUserIds). At most three queries. */
+export async function limitedGuestIds(db: Queryable, realmId: number, users: ReadonlyArray<{ id: number; role: number; is_bot: number }>): Promise<Set<number>> {
+  const guests = users.filter((u) => isGuest(u) && !u.is_bot);
+  if (guests.length === 0) return new Set();
+  const groupId = await canAccessAllUsersGroupId(db, realmId);
+  if (groupId === null) return new Set();
+  const unlimited = (await groupMemberIdsRecursive(db, realmId, [groupId])).get(groupId) ?? new Set<number>();
+  return new Set(guests.filter((u) => !unlimited.has(u.id)).map((u) => u.id));
 }
 
 /** Whether a target is accessible given accessibleUserIds' result. */

@@ -101,3 +101,39 @@ describe("realm_user update events and limited guests", () => {
     expect(events).toEqual([expect.objectContaining({ op: "update", person: expect.objectContaining({ user_id: admin.id, timezone: "Europe/Paris" }) })]);
   });
 });
+
+describe("realm_user add of a new user and limited guests", () => {
+  let created = 0;
+  const createUser = async () =>
+    expectSuccess(await s.api.post(s.realm.owner, "/users", { email: `newcomer-${++created}@example.com`, password: "a long enough passphrase", full_name: `Newcomer ${created}` })).user_id as number;
+  const addsFor = (events: Array<Record<string, any>>) => events.filter((e) => e.type === "realm_user" && e.op === "add");
+
+  it("a guest who cannot access the new user gets the Unknown user placeholder, nothing more", async () => {
+    const events = addsFor(await verifyAction(s, s.realm.guest, createUser));
+    expect(events).toHaveLength(1);
+    expect(events[0].person).toMatchObject({ full_name: "Unknown user", delivery_email: null, timezone: "" });
+    expect(events[0]).not.toHaveProperty("internal_data");
+    expect(events[0]).not.toHaveProperty("inaccessible_user");
+  });
+
+  it("with user_list_incomplete, the guest gets no placeholder (as /register leaves such users out)", async () => {
+    const params = { client_capabilities: { notification_settings_null: true, user_list_incomplete: true } };
+    expect(addsFor(await verifyAction(s, s.realm.guest, createUser, params))).toEqual([]);
+  });
+
+  it("a guest sharing a default channel with the new user gets the full record", async () => {
+    const room = await s.db.selectFrom("channels").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", "guest-room").executeTakeFirstOrThrow();
+    await s.db.insertInto("default_channels").values({ realm_id: s.realm.realm.id, channel_id: room.id }).execute();
+    try {
+      const events = addsFor(await verifyAction(s, s.realm.guest, createUser));
+      expect(events).toEqual([expect.objectContaining({ person: expect.objectContaining({ full_name: `Newcomer ${created}` }) })]);
+    } finally {
+      await s.db.deleteFrom("default_channels").where("channel_id", "=", room.id).execute();
+    }
+  });
+
+  it("users with full access get the full record as before", async () => {
+    const events = addsFor(await verifyAction(s, s.realm.admin, createUser));
+    expect(events).toEqual([expect.objectContaining({ person: expect.objectContaining({ full_name: `Newcomer ${created}` }) })]);
+  });
+});
