@@ -447,6 +447,23 @@ describe("reading groups", () => {
   });
 });
 
+describe("ids beyond 32 bits", () => {
+  it("name nothing: the same answers as missing objects, never a database error", async () => {
+    const { member } = s.realm;
+    const big = 99999999999;
+    await expectRefused(s.api.post(member, "/user_groups/create", { name: "big", description: "", members: [big] }), `Invalid user ID: ${big}`);
+    await expectRefused(s.api.post(member, "/user_groups/create", { name: "big", description: "", members: [], can_mention_group: big }), "Invalid user group");
+    await expectRefused(s.api.post(member, "/user_groups/create", { name: "big", description: "", members: [], subgroups: [big] }), `Invalid user group ID: ${big}`);
+    await expectRefused(updateMembers(member, big, { add: [member.id] }), "Invalid user group");
+    await expectRefused(updateMembers(member, big, { delete: [big] }), `Invalid user ID: ${big}`);
+    await expectRefused(s.api.patch(member, `/user_groups/${big}`, { name: "z" }), "Invalid user group");
+    await expectRefused(s.api.post(member, `/user_groups/${big}/deactivate`), "Invalid user group");
+    expectError(await s.api.get(member, `/user_groups/${big}/subgroups`), "Invalid user group");
+    const id = await createGroup(member);
+    expectError(await s.api.get(member, `/user_groups/${id}/members/${big}`), "No such user");
+  });
+});
+
 describe("PATCH /user_groups/{id}", () => {
   it("renames, describes and changes settings, one update event per change", async () => {
     const { member, other } = s.realm;

@@ -6,6 +6,11 @@
 import type { Queryable } from "../tx.js";
 import type { UserGroup } from "../schema.js";
 
+/** Ids are 32-bit integers on PostgreSQL: a larger one names no row (and must not reach SQL). */
+const MAX_ID = 2147483647;
+const storable = (ids: readonly number[]) => ids.filter(isStorableId);
+export const isStorableId = (id: number) => id >= 1 && id <= MAX_ID;
+
 /** Ids of the realm's system groups by name. */
 export async function systemGroupIds(db: Queryable, realmId: number): Promise<Map<string, number>> {
   const rows = await db
@@ -30,7 +35,7 @@ function withClosure(db: Queryable, realmId: number, start: readonly number[], d
       .selectFrom("user_groups")
       .select(["user_groups.id as root_id", "user_groups.id as group_id"])
       .where("user_groups.realm_id", "=", realmId)
-      .where("user_groups.id", "in", [...start])
+      .where("user_groups.id", "in", storable(start))
       .union((qb2) =>
         qb2
           .selectFrom("user_group_subgroups as e")
@@ -47,7 +52,7 @@ export async function groupClosure(
   start: readonly number[],
   direction: "down" | "up",
 ): Promise<Array<{ root_id: number; group_id: number }>> {
-  if (start.length === 0) return [];
+  if (storable(start).length === 0) return [];
   return withClosure(db, realmId, start, direction).selectFrom("closure").select(["root_id", "group_id"]).execute();
 }
 
@@ -87,7 +92,7 @@ export async function groupIdsContainingUser(db: Queryable, realmId: number, use
 /** Active members of each group, including members of its subgroups: one recursive query. */
 export async function groupMemberIdsRecursive(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {
   const out = new Map<number, Set<number>>(groupIds.map((g) => [g, new Set<number>()]));
-  if (groupIds.length === 0) return out;
+  if (storable(groupIds).length === 0) return out;
   const rows = await withClosure(db, realmId, groupIds, "down")
     .selectFrom("closure")
     .innerJoin("user_group_members as m", "m.group_id", "closure.group_id")
@@ -105,11 +110,13 @@ export async function isUserInGroup(db: Queryable, realmId: number, userId: numb
 
 /** A group of the realm by id, named or anonymous. */
 export async function findUserGroup(db: Queryable, realmId: number, groupId: number): Promise<UserGroup | undefined> {
+  if (storable([groupId]).length === 0) return undefined;
   return db.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).where("id", "=", groupId).executeTakeFirst();
 }
 
 /** Named groups of the realm with these ids. */
 export async function namedGroupsByIds(db: Queryable, realmId: number, ids: readonly number[]): Promise<UserGroup[]> {
+  ids = storable(ids);
   if (ids.length === 0) return [];
   return db
     .selectFrom("user_groups")
@@ -256,6 +263,7 @@ export async function deleteSubgroups(db: Queryable, realmId: number, groupId: n
 
 /** Active users of the realm with these ids (bots included), by id. */
 export async function activeUsersByIds(db: Queryable, realmId: number, ids: readonly number[]) {
+  ids = storable(ids);
   if (ids.length === 0) return [];
   return db
     .selectFrom("users")

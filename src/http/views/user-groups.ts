@@ -11,7 +11,15 @@ import {
 } from "../../actions/user-groups.js";
 import { toApiUserGroups } from "../../api-records/user-group.js";
 import { ApiError } from "../../errors.js";
-import { directMemberIds, directSubgroupIds, findUserGroup, groupIdsContainingUser, groupMemberIdsRecursive, recursiveSubgroupIds } from "../../db/queries/user-groups.js";
+import {
+  directMemberIds,
+  directSubgroupIds,
+  findUserGroup,
+  groupIdsContainingUser,
+  groupMemberIdsRecursive,
+  isStorableId,
+  recursiveSubgroupIds,
+} from "../../db/queries/user-groups.js";
 import type { UserGroup } from "../../db/schema.js";
 import { loadRealmGroupData } from "../../lib/user-group-data.js";
 import { canCreateGroups, GROUP_PERMISSION_SETTINGS, groupDeactivated, insufficientPermission, invalidUserGroup, type GroupPermissionSetting, type GroupSettingInput } from "../../lib/user-groups.js";
@@ -159,7 +167,9 @@ async function isMember(req: AuthedRequest): Promise<ViewResult> {
   requireMemberOrAdmin(req);
   const { direct_member_only } = parseParams(req, { direct_member_only: p.bool().default(false) });
   const group = await groupToRead(req);
-  const target = await accessUserById(req.ctx.db, req.user, pathInt(req, "user_id"), { forAdmin: false });
+  const userId = pathInt(req, "user_id");
+  if (!isStorableId(userId)) throw new ApiError("No such user");
+  const target = await accessUserById(req.ctx.db, req.user, userId, { forAdmin: false });
   const ids = direct_member_only
     ? new Set(await directMemberIds(req.ctx.db, req.realm.id, group.id, { activeOnly: true }))
     : ((await groupMemberIdsRecursive(req.ctx.db, req.realm.id, [group.id])).get(group.id) ?? new Set<number>());
