@@ -2,10 +2,12 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-initial.js";
 import * as m0002 from "./0002-notification-bot.js";
+import * as m0007 from "./0007-invites-push.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
   "0002-notification-bot": m0002,
+  "0007-invites-push": m0007,
 };
 
 export const migrationProvider: MigrationProvider = {
