@@ -19,6 +19,7 @@ import { fetchLegacyDisplaySettingsState, fetchLegacyNotificationSettingsState, 
 import { fetchUserSettingsDefaultsState } from "./user-settings-defaults.js";
 import { fetchMutedTopicState, fetchUserTopicState } from "./user-topics.js";
 import { fetchRealmBotState, fetchRealmUserState } from "./users.js";
+import { fetchNavigationViewState } from "./navigation-views.js";
 
 /** Event type → the state it keeps current. */
 export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
@@ -27,6 +28,7 @@ export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
   ["drafts", fetchDraftState],
   ["message", fetchMessageState],
   ["muted_topics", fetchMutedTopicState],
+  ["navigation_view", fetchNavigationViewState],
   ["presence", fetchPresenceState],
   ["realm", fetchRealmState],
   ["realm_bot", fetchRealmBotState],
