@@ -238,6 +238,9 @@ const appliers: Record<string, Applier> = {
   update_global_notifications: (state, e) => applyLegacyNotificationSettings(state, e),
   user_group: (state, e) => applyUserGroup(state, e),
   navigation_view: (state, e) => applyNavigationView(state, e),
+  push_device(state, e) {
+    if (state.push_devices) state.push_devices[e.push_account_id] = { status: e.status, error_code: e.error_code ?? null };
+  },
 
   realm_emoji(state, e) {
     if (state.realm_emoji) state.realm_emoji = e.realm_emoji;

@@ -18,6 +18,7 @@ import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as inviteRoutes } from "./views/invites.js";
 import { routes as navigationViewRoutes } from "./views/navigation-views.js";
+import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -36,4 +37,5 @@ export const allRoutes: RouteDef[] = [
   ...settingsRoutes,
   ...inviteRoutes,
   ...navigationViewRoutes,
+  ...pushDeviceRoutes,
 ];
