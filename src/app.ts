@@ -7,6 +7,7 @@ import { ApiError } from "./errors.js";
 import { handleError, sendApiError } from "./http/error-handler.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
+import { registerSignupPages } from "./http/signup-pages.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -52,5 +53,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   ctx.eventQueues.start();
   app.addHook("preClose", async () => ctx.eventQueues.stop());
   registerRoutes(app, ctx, allRoutes);
+  registerSignupPages(app, ctx);
   return app;
 }

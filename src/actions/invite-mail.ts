@@ -19,6 +19,5 @@ export async function sendInvitationMail(ctx: AppContext, realm: Realm, referrer
     ``,
     expiry,
   ];
-  if (invite.welcome_message_custom_text) lines.push(``, `A message from ${referrer.full_name}:`, invite.welcome_message_custom_text);
   await sendMail(ctx.config, { to: invite.email, subject: `${referrer.full_name} invited you to join ${realm.name}`, text: `${lines.join("\n")}\n` }, ctx.log);
 }

@@ -53,7 +53,8 @@ function notifyInvitesChanged(tx: Tx, ctx: AppContext, realmId: number, adminIds
   sendEventOnCommit(tx, ctx, realmId, { type: "invites_changed" }, audience);
 }
 
-async function announceChange(tx: Tx, ctx: AppContext, realmId: number, referrerId: number): Promise<void> {
+/** invites_changed to the realm's administrators and the invitation's creator. */
+export async function announceInvitesChanged(tx: Tx, ctx: AppContext, realmId: number, referrerId: number): Promise<void> {
   notifyInvitesChanged(tx, ctx, realmId, await activeAdminIds(tx, realmId, Role.ADMINISTRATOR), referrerId);
 }
 
@@ -106,7 +107,7 @@ export async function doInviteUsers(ctx: AppContext, realm: Realm, actor: User, 
     const now = nowSeconds(ctx);
     const invites = await insertInvites(tx, good.filter((e) => !skippedSet.has(e)).map((e) => inviteRow(realm, actor, opts, now, e, false)));
     await recordInviteSends(tx, realm.id, invites.map((i) => i.id), now);
-    await announceChange(tx, ctx, realm.id, actor.id);
+    await announceInvitesChanged(tx, ctx, realm.id, actor.id);
     return { invites, skipped };
   });
   for (const invite of invites) await sendInvitationMail(ctx, realm, actor, invite);
@@ -117,7 +118,7 @@ export async function doInviteUsers(ctx: AppContext, realm: Realm, actor: User, 
 export async function doCreateMultiuseInvite(ctx: AppContext, realm: Realm, actor: User, opts: InviteOptions): Promise<string> {
   const invite = await withTransaction(ctx.db, async (tx) => {
     const [row] = await insertInvites(tx, [inviteRow(realm, actor, opts, nowSeconds(ctx), "", true)]);
-    await announceChange(tx, ctx, realm.id, actor.id);
+    await announceInvitesChanged(tx, ctx, realm.id, actor.id);
     return row!;
   });
   return inviteLinkUrl(realmUrl(realm.string_id, ctx.config.externalHost), invite.link_key!);
@@ -139,7 +140,7 @@ export async function doRevokeInvite(ctx: AppContext, realm: Realm, actor: User,
   await withTransaction(ctx.db, async (tx) => {
     const invite = await accessInviteForUpdate(tx, realm, actor, id, false);
     await setInviteStatus(tx, realm.id, invite.id, InviteStatus.REVOKED);
-    await announceChange(tx, ctx, realm.id, invite.referrer_id);
+    await announceInvitesChanged(tx, ctx, realm.id, invite.referrer_id);
   });
 }
 
@@ -149,7 +150,7 @@ export async function doRevokeMultiuseInvite(ctx: AppContext, realm: Realm, acto
     const invite = await accessInviteForUpdate(tx, realm, actor, id, true);
     if (invite.status === InviteStatus.REVOKED) throw new ApiError(ALREADY_REVOKED);
     await setInviteStatus(tx, realm.id, invite.id, InviteStatus.REVOKED);
-    await announceChange(tx, ctx, realm.id, invite.referrer_id);
+    await announceInvitesChanged(tx, ctx, realm.id, invite.referrer_id);
   });
 }
 
