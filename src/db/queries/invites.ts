@@ -37,7 +37,8 @@ export async function listPendingInvites(db: Queryable, realmId: number, now: nu
     .where("status", "=", 0)
     .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">=", now)]));
   if (referrerId !== null) q = q.where("referrer_id", "=", referrerId);
-  return q.orderBy("id").execute();
+  // Email invitations first, then links, as upstream lists them.
+  return q.orderBy("is_multiuse").orderBy("id").execute();
 }
 
 export async function setInviteStatus(db: Queryable, realmId: number, id: number, status: number): Promise<void> {
