@@ -181,12 +181,15 @@ describe("accepting a reusable link", () => {
     expect(taken.statusCode).toBe(400);
     expect(taken.body).toContain(`Email '${s.realm.member.delivery_email}' already in use`);
     expect(await countUsers()).toBe(before);
+    // A pending email invitation to the same address is used up by the link's sign-up.
+    await inviteByMail("G2@example.com");
     for (const email of ["g1@example.com", "G2@Example.com"]) {
       expect((await submit(path, { email, full_name: "Guest Person", password: "long-enough" })).statusCode).toBe(200);
     }
     const g2 = (await userByEmail("g2@example.com"))!;
     expect(g2.role).toBe(Role.GUEST);
     expect(await subscribedChannels(g2.id)).toEqual(["lobby"]);
+    expect((await s.db.selectFrom("invites").select("status").where("email", "=", "G2@example.com").executeTakeFirstOrThrow()).status).toBe(1);
     const id = (await s.db.selectFrom("invites").select("id").where("link_key", "=", path.split("/")[2]!).executeTakeFirstOrThrow()).id;
     expectSuccess(await s.api.delete(s.realm.admin, `/invites/multiuse/${id}`));
     expect((await submit(path, { email: "g3@example.com", full_name: "Guest Three", password: "long-enough" })).statusCode).toBe(404);

@@ -2,6 +2,7 @@
 import type { Insertable } from "kysely";
 import type { Invite, InviteTable } from "../schema.js";
 import type { Queryable } from "../tx.js";
+import { lower } from "../dialect.js";
 
 export const InviteStatus = { PENDING: 0, USED: 1, REVOKED: 2 } as const;
 
@@ -45,7 +46,7 @@ export async function setInviteStatus(db: Queryable, realmId: number, id: number
   await db.updateTable("invites").set({ status }).where("realm_id", "=", realmId).where("id", "=", id).execute();
 }
 
-/** Pending email invitations of these addresses (lower-cased), which an account created for them uses up. */
+/** Pending email invitations of this address (compared lower-cased), which an account created for it uses up. */
 export async function markEmailInvitesUsed(db: Queryable, realmId: number, email: string): Promise<void> {
   await db
     .updateTable("invites")
@@ -53,7 +54,7 @@ export async function markEmailInvitesUsed(db: Queryable, realmId: number, email
     .where("realm_id", "=", realmId)
     .where("is_multiuse", "=", 0)
     .where("status", "=", InviteStatus.PENDING)
-    .where("email", "=", email)
+    .where(lower("email"), "=", email.toLowerCase())
     .execute();
 }
 
