@@ -32,6 +32,12 @@ describe("navigation views", () => {
       { fragment: "inbox", is_pinned: false, name: null },
       { fragment: "narrow/channel/9-design/topic/plans", is_pinned: true, name: "Design plans" },
     ]);
+    // As upstream, the list reports no ignored parameters; the parsed endpoints do.
+    expectSuccess(await s.api.get(u, "/navigation_views", { extra: 1 }));
+    const ignored = (await s.api.post(u, "/navigation_views", { fragment: "drafts", is_pinned: true, color: "red" })).json();
+    expect(ignored).toEqual({ result: "success", msg: "", ignored_parameters_unsupported: ["color"] });
+    expectSuccess(await s.api.delete(u, "/navigation_views/drafts"));
+    events = [];
     // Another user has their own list.
     expect(expectSuccess(await s.api.get(s.realm.other, "/navigation_views")).navigation_views).toEqual([]);
   });

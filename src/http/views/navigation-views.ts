@@ -18,9 +18,8 @@ function pathFragment(req: AuthedRequest): string {
   return fragment;
 }
 
-/** GET /api/v1/navigation_views */
+/** GET /api/v1/navigation_views (upstream's view takes no parameters and reports no ignored ones). */
 async function list(req: AuthedRequest): Promise<ViewResult> {
-  parseParams(req, {});
   return { navigation_views: (await listNavigationViews(req.ctx.db, req.realm.id, req.user.id)).map(toApiNavigationView) };
 }
 
@@ -39,10 +38,9 @@ async function update(req: AuthedRequest): Promise<ViewResult> {
   return {};
 }
 
-/** DELETE /api/v1/navigation_views/{fragment} */
+/** DELETE /api/v1/navigation_views/{fragment} (as upstream, no parameter framework: extras are not reported). */
 async function remove(req: AuthedRequest): Promise<ViewResult> {
   const fragment = pathFragment(req);
-  parseParams(req, {});
   await doRemoveNavigationView(req.ctx, req.user, fragment);
   return {};
 }
