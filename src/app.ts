@@ -8,6 +8,7 @@ import { checkQueryString, parseFormBody } from "./http/body/form.js";
 import { limitBodySize } from "./http/body/size-limit.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
+import { registerSignupPages } from "./http/signup-pages.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -58,5 +59,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   ctx.eventQueues.start();
   app.addHook("preClose", async () => ctx.eventQueues.stop());
   registerRoutes(app, ctx, allRoutes);
+  registerSignupPages(app, ctx);
   return app;
 }

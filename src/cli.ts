@@ -10,6 +10,7 @@ import { findRealmBySubdomain } from "./db/queries/realms.js";
 import { ALL_ROLES, Role } from "./lib/roles.js";
 import { generatePassword } from "./lib/secrets.js";
 import { checkFullName, isValidEmail } from "./lib/user-validation.js";
+import { outboxCommand } from "./cli-outbox.js";
 
 const USAGE = `Usage: parley <command> [options]
 
@@ -18,6 +19,7 @@ Commands:
   migrate                   Create or upgrade the database schema
   create-realm --name N --owner-email E --owner-name N [--password P] [--subdomain S] [--json]
   create-user --email E --full-name N [--password P] [--role 100|200|300|400|600] [--subdomain S] [--json]
+  outbox [--json] [FILE]    List the mail kept in PARLEY_DATA_DIR/outbox (no SMTP configured), or print one message
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -45,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
       return createRealm(config, rest);
     case "create-user":
       return createUser(config, rest);
+    case "outbox":
+      return outboxCommand(config, rest);
     default:
       process.stderr.write(USAGE);
       return command === "help" || command === "--help" ? 0 : 2;

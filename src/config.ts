@@ -29,10 +29,21 @@ export interface Config {
   eventQueueMaxLifespanSeconds: number;
   /** Events one queue holds; past it the queue is dropped and its client re-registers (BAD_EVENT_QUEUE_ID). */
   eventQueueMaxEvents: number;
+  /** Default validity of an invitation, in minutes (upstream: 14400, ten days). */
+  invitationLinkValidityMinutes: number;
+  /** Invitation emails an organization may send per 24 hours (upstream default: 100). */
+  invitesPerDay: number;
+  /** smtp://… or smtps://… for outgoing mail; undefined writes mail to {dataDir}/outbox. */
+  smtpUrl: string | undefined;
+  /** The From address of mail the server sends. */
+  mailFrom: string;
+  /** The push relay's key pairs, base64 public key → base64 private key (spec 4.14). */
+  pushRelayKeys: ReadonlyMap<string, string>;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFromEnv(env.PORT, 9991);
+  const pushKeys = pushKeyPairsFromEnv(env.PARLEY_PUSH_RELAY_KEYS);
   return {
     port,
     host: env.HOST || "127.0.0.1",
@@ -42,7 +53,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxRequestBytes: intFromEnv(env.PARLEY_MAX_REQUEST_BYTES, 1024 * 1024),
     eventQueueIdleSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_IDLE_SECONDS, 600),
     longPollSeconds: intFromEnv(env.PARLEY_LONG_POLL_SECONDS, 50),
-    pushServiceConfigured: false,
+    pushServiceConfigured: pushKeys.size > 0,
     rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
     loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
     logLevel: env.LOG_LEVEL || "info",
@@ -50,6 +61,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventQueueCreationsPerMinute: intFromEnv(env.PARLEY_EVENT_QUEUE_CREATIONS_PER_MINUTE, 60),
     eventQueueMaxLifespanSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_MAX_LIFESPAN_SECONDS, 7 * 24 * 3600),
     eventQueueMaxEvents: Math.max(1, intFromEnv(env.PARLEY_EVENT_QUEUE_MAX_EVENTS, 10_000)),
+    invitationLinkValidityMinutes: intFromEnv(env.PARLEY_INVITATION_LINK_VALIDITY_MINUTES, 14400),
+    invitesPerDay: intFromEnv(env.PARLEY_INVITES_PER_DAY, 100),
+    smtpUrl: env.PARLEY_SMTP_URL || undefined,
+    mailFrom: env.PARLEY_MAIL_FROM || `noreply@${(env.PARLEY_EXTERNAL_HOST || "localhost").replace(/:\d+$/, "")}`,
+    pushRelayKeys: pushKeys,
   };
 }
 
@@ -58,4 +74,16 @@ function intFromEnv(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`Invalid integer in environment: ${value}`);
   return n;
+}
+
+/** "PUBLIC:PRIVATE[,PUBLIC:PRIVATE…]", each key standard base64 of 32 bytes. */
+function pushKeyPairsFromEnv(value: string | undefined): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const item of (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [pub, priv, extra] = item.split(":");
+    const ok = (k: string | undefined) => k !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(k);
+    if (extra !== undefined || !ok(pub) || !ok(priv)) throw new Error("Invalid PARLEY_PUSH_RELAY_KEYS: expected PUBLIC:PRIVATE pairs of base64 keys");
+    pairs.set(pub!, priv!);
+  }
+  return pairs;
 }

@@ -7,6 +7,7 @@ import type { Realm, User } from "../db/schema.js";
 import { generateApiKey, hashPassword } from "../lib/secrets.js";
 import { normalizeEmail } from "../lib/user-validation.js";
 import { afterUserCreatedHooks } from "./user-created-hooks.js";
+import { subscribeToDefaultChannels } from "./subscriptions.js";
 import { setSystemGroupsForRole } from "./system-group-membership.js";
 
 export interface CreateUserInput {
@@ -19,6 +20,8 @@ export interface CreateUserInput {
   botType?: number | null;
   botOwnerId?: number | null;
   timezone?: string;
+  /** false: not subscribed to the realm's default channels (invitations without them). */
+  defaultChannels?: boolean;
 }
 
 export async function doCreateUser(ctx: AppContext, realm: Realm, input: CreateUserInput): Promise<User> {
@@ -58,7 +61,10 @@ async function insertUser(tx: Tx, ctx: AppContext, realm: Realm, input: CreateUs
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  for (const hook of afterUserCreatedHooks) await hook(tx, ctx, realm, user);
+  for (const hook of afterUserCreatedHooks) {
+    if (hook === subscribeToDefaultChannels && input.defaultChannels === false) continue;
+    await hook(tx, ctx, realm, user);
+  }
   await setSystemGroupsForRole(tx, ctx, realm.id, user.id, user.role);
   return user;
 }

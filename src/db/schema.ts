@@ -343,6 +343,9 @@ export interface InviteTable {
   welcome_message_custom_text: Default<string | null>;
   channel_ids_json: Default<string>;
   group_ids_json: Default<string>;
+  /** Migration 0007: the link's secret; reusable links have is_multiuse = 1 and email "". */
+  link_key: Default<string | null>;
+  is_multiuse: Default<Flag>;
 }
 
 export interface LinkifierTable {
@@ -374,6 +377,17 @@ export interface PushDeviceTable {
   status: Default<string>;
   error_code: Default<string | null>;
   date_created: number;
+  /** Migration 0007: the decrypted, validated registration. */
+  token: Default<string | null>;
+  ios_app_id: Default<string | null>;
+}
+
+/** Migration 0007: one row per invitation email sent, for the daily limit. */
+export interface InviteSendTable {
+  id: Id;
+  realm_id: number;
+  invite_id: number;
+  sent_at: number;
 }
 
 export interface UserStatusTable {
@@ -433,6 +447,7 @@ export interface DB {
   linkifiers: LinkifierTable;
   navigation_views: NavigationViewTable;
   push_devices: PushDeviceTable;
+  invite_sends: InviteSendTable;
   user_status: UserStatusTable;
   presence: PresenceTable;
   presence_sequence: PresenceSequenceTable;
@@ -474,4 +489,7 @@ export type Subscription = Selectable<SubscriptionTable>;
 export type Recipient = Selectable<RecipientTable>;
 export type Linkifier = Selectable<LinkifierTable>;
 export type UserGroup = Selectable<UserGroupTable>;
+export type Invite = Selectable<InviteTable>;
+export type NavigationView = Selectable<NavigationViewTable>;
+export type PushDevice = Selectable<PushDeviceTable>;
 export type { ColumnType };

@@ -7,6 +7,7 @@ import type { ChatEvent } from "./types.js";
 import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
 import { applyUserGroup, dropDeactivatedUserFromGroups } from "./apply/user-groups.js";
+import { applyNavigationView } from "./apply/navigation-views.js";
 import { sameTopic } from "../lib/topics.js";
 
 type State = Record<string, any>;
@@ -237,6 +238,10 @@ const appliers: Record<string, Applier> = {
   update_display_settings: (state, e) => applyLegacyDisplaySettings(state, e),
   update_global_notifications: (state, e) => applyLegacyNotificationSettings(state, e),
   user_group: (state, e) => applyUserGroup(state, e),
+  navigation_view: (state, e) => applyNavigationView(state, e),
+  push_device(state, e) {
+    if (state.push_devices) state.push_devices[e.push_account_id] = { status: e.status, error_code: e.error_code ?? null };
+  },
 
   realm_emoji(state, e) {
     if (state.realm_emoji) state.realm_emoji = e.realm_emoji;

@@ -17,6 +17,9 @@ import { routes as presenceRoutes } from "./views/presence.js";
 import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as userGroupRoutes } from "./views/user-groups.js";
+import { routes as inviteRoutes } from "./views/invites.js";
+import { routes as navigationViewRoutes } from "./views/navigation-views.js";
+import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -34,4 +37,7 @@ export const allRoutes: RouteDef[] = [
   ...typingRoutes,
   ...settingsRoutes,
   ...userGroupRoutes,
+  ...inviteRoutes,
+  ...navigationViewRoutes,
+  ...pushDeviceRoutes,
 ];

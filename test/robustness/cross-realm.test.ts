@@ -20,6 +20,8 @@ let bQueueId: string;
 let aOtherQueueId: string;
 /** B's system groups (their ids are as foreign as a named group's). */
 let systemGroupIdsB: number[];
+let bInviteId: number;
+let bLinkId: number;
 
 const MISSING_ID = 987654;
 const MISSING_EMAIL = "nobody-here@example.com";
@@ -31,6 +33,12 @@ beforeAll(async () => {
   bQueueId = expectSuccess(await s.api.post(s.other.member, "/register", { event_types: ["message"] })).queue_id as string;
   systemGroupIdsB = (await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.other.realm.id).where("is_system_group", "=", 1).orderBy("id").execute()).map((g) => g.id);
   aOtherQueueId = expectSuccess(await s.api.post(s.realm.other, "/register", { event_types: ["message"] })).queue_id as string;
+  expectSuccess(await s.api.post(s.other.admin, "/invites", { invitee_emails: "bzq-invitee@example.com", stream_ids: [] }));
+  expectSuccess(await s.api.post(s.other.admin, "/invites/multiuse", {}));
+  const bInvites = expectSuccess(await s.api.get(s.other.admin, "/invites")).invites as Array<{ id: number; is_multiuse: boolean }>;
+  bInviteId = bInvites.find((i) => !i.is_multiuse)!.id;
+  bLinkId = bInvites.find((i) => i.is_multiuse)!.id;
+  expectSuccess(await s.api.post(s.other.member, "/navigation_views", { fragment: "narrow/is/bzq", is_pinned: true, name: "bzq" }));
 });
 afterAll(() => s?.close());
 
@@ -74,6 +82,13 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
         { foreign: () => B.victim.delivery_email, missing: () => MISSING_EMAIL },
         { foreign: () => s.other.member.id, missing: () => MISSING_ID },
       ];
+    case "invite_id":
+      return [
+        { foreign: () => bInviteId, missing: () => MISSING_ID },
+        { foreign: () => bLinkId, missing: () => MISSING_ID },
+      ];
+    case "fragment":
+      return [{ foreign: () => "narrow/is/bzq", missing: () => "narrow/is/nothing-here" }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }

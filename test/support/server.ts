@@ -3,6 +3,9 @@
  * users of every role, and a client that speaks the API as clients do.
  */
 import type { FastifyInstance } from "fastify";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { AppContext } from "../../src/context.js";
@@ -31,8 +34,11 @@ export interface TestServer {
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const testDb: TestDb = await createTestDb();
   // Rate limits are off unless a test turns them on: suites send many requests as one user.
+  // Files the server writes (the mail outbox) go to a folder of this test server's own.
+  const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
   const config: Config = {
     ...loadConfig({}),
+    dataDir,
     externalHost: EXTERNAL_HOST,
     rateLimitPerMinute: 0,
     loginAttemptsPer30Minutes: 0,
@@ -61,6 +67,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     close: async () => {
       await app.close();
       await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -19,6 +19,8 @@ import { fetchLegacyDisplaySettingsState, fetchLegacyNotificationSettingsState, 
 import { fetchUserSettingsDefaultsState } from "./user-settings-defaults.js";
 import { fetchMutedTopicState, fetchUserTopicState } from "./user-topics.js";
 import { fetchRealmBotState, fetchRealmUserState } from "./users.js";
+import { fetchNavigationViewState } from "./navigation-views.js";
+import { fetchPushDeviceState } from "./push-devices.js";
 
 /** Event type → the state it keeps current. */
 export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
@@ -27,7 +29,9 @@ export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
   ["drafts", fetchDraftState],
   ["message", fetchMessageState],
   ["muted_topics", fetchMutedTopicState],
+  ["navigation_view", fetchNavigationViewState],
   ["presence", fetchPresenceState],
+  ["push_device", fetchPushDeviceState],
   ["realm", fetchRealmState],
   ["realm_bot", fetchRealmBotState],
   ["realm_emoji", fetchRealmEmojiState],
