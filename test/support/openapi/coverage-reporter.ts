@@ -12,7 +12,8 @@ export const REPORT_FILE = "docs/contract-coverage.md";
 
 export default class ContractCoverageReporter implements Reporter {
   onInit(): void {
-    fs.rmSync(COVERAGE_DIR, { recursive: true, force: true });
+    // PARLEY_CONTRACT_KEEP=1: rebuild the report from the records of earlier runs.
+    if (process.env.PARLEY_CONTRACT_KEEP !== "1") fs.rmSync(COVERAGE_DIR, { recursive: true, force: true });
   }
 
   onTestRunEnd(): void {

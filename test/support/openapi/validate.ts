@@ -11,7 +11,7 @@ import { openapiDocument, type Json, type JsonObject } from "./document.js";
 import { toUpstreamNames, upstreamNamesIn } from "./exceptions.js";
 import { NEWER_EVENT_FORMS, stripNewerFields } from "./newer-fields.js";
 import { findOperation, type OperationRef } from "./operations.js";
-import { prepareSchema } from "./schema.js";
+import { prepareSchema, resolveRefs } from "./schema.js";
 import { recordEvent, recordOperation, recordUndocumented } from "./coverage.js";
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
@@ -32,7 +32,9 @@ function compile(key: string, build: () => Json): ValidateFunction {
 }
 
 function responseSchema(doc: JsonObject, op: OperationRef, status: string): Json | undefined {
-  const res = (op.operation.responses as JsonObject | undefined)?.[status] as JsonObject | undefined;
+  let res = (op.operation.responses as JsonObject | undefined)?.[status] as JsonObject | undefined;
+  // Shared responses (SimpleSuccess, …) are references to components.responses.
+  if (typeof res?.$ref === "string") res = resolveRefs(doc, res) as JsonObject;
   const content = res?.content as JsonObject | undefined;
   return ((content?.["application/json"] as JsonObject | undefined)?.schema as Json | undefined) ?? undefined;
 }
@@ -151,6 +153,11 @@ export function checkEvent(event: Json): void {
   check(validate, stripNewerFields(toUpstreamNames(event), `event ${key}`), `event ${key} (id ${String(event.id)})`);
 }
 
+/** A concrete path with ids as {id} and overlong segments as {long}, for the records. */
+function pathShape(path: string): string {
+  return path.replace(/\/\d+(?=\/|$)/g, "/{id}").replace(/\/[^/]{41,}(?=\/|$)/g, "/{long}");
+}
+
 /**
  * Validates one answer of the API. `path` is under /api/v1 (query string allowed).
  * Non-JSON answers and undocumented operations are recorded, not failed.
@@ -161,12 +168,12 @@ export function checkResponse(method: string, rawPath: string, status: number, c
   const path = rawPath.split("?")[0];
   // 405: Parley routes no such method here; the answer is not the operation's.
   if (status === 405) {
-    recordUndocumented(`${method.toUpperCase()} ${path.replace(/\/\d+(?=\/|$)/g, "/{id}")} (405, not routed)`);
+    recordUndocumented(`${method.toUpperCase()} ${pathShape(path)} (405, not routed)`);
     return;
   }
   const op = findOperation(doc, method, path);
   if (!op) {
-    recordUndocumented(`${method.toUpperCase()} ${path.replace(/\/\d+(?=\/|$)/g, "/{id}")}`);
+    recordUndocumented(`${method.toUpperCase()} ${pathShape(path)}`);
     return;
   }
   recordOperation(op, status);
