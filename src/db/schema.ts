@@ -475,3 +475,9 @@ export type Recipient = Selectable<RecipientTable>;
 export type Linkifier = Selectable<LinkifierTable>;
 export type UserGroup = Selectable<UserGroupTable>;
 export type { ColumnType };
+
+// Drafts, scheduled messages and reminders (issue 11).
+export type Draft = Selectable<DraftTable>;
+export type NewDraft = Insertable<DraftTable>;
+export type ScheduledMessage = Selectable<ScheduledMessageTable>;
+export type NewScheduledMessage = Insertable<ScheduledMessageTable>;
