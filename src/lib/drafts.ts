@@ -7,7 +7,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { usersByIds } from "../db/queries/messages.js";
 import { accessChannelById } from "./channels.js";
-import { checkRecipientsActive } from "./addressee.js";
+import { checkRecipientsActive, directAudience } from "./addressee.js";
 import { normalizeContent } from "./message-content.js";
 import { truncateTopic } from "./topics.js";
 
@@ -28,12 +28,6 @@ export interface ValidDraft {
   topic: string;
   content: string;
   lastEditTime: number;
-}
-
-/** A direct draft's `to` as upstream reports it: the other participants, or [self] for a note to self. */
-function directAudience(userIds: Iterable<number>, selfId: number): number[] {
-  const others = [...new Set(userIds)].filter((id) => id !== selfId).sort((a, b) => a - b);
-  return others.length > 0 ? others : [selfId];
 }
 
 /** Checks a parsed draft against the realm: content, timestamp, then the addressee. */
