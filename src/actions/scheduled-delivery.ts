@@ -12,14 +12,14 @@ import { nowSeconds } from "../context.js";
 import type { Realm, ScheduledMessage, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import { getRealm } from "../db/queries/realms.js";
-import { dmGroupMembers, recipientsByIds, usersByIds, RECIPIENT_PERSONAL } from "../db/queries/messages.js";
+import { usersByIds } from "../db/queries/messages.js";
 import { claimPending, DELIVERY_REMIND, findScheduledById, updateScheduled } from "../db/queries/scheduled-messages.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { ApiError } from "../errors.js";
 import { accessMessage } from "../lib/message-access.js";
 import { isNotificationBot, scheduledMessageFailedNotice } from "../lib/notification-bot.js";
 import { realmUrl } from "../lib/realm-host.js";
-import { reminderContent } from "../lib/reminders.js";
+import { reminderContent, reminderTargetOf } from "../lib/reminders.js";
 import { SCHEDULED_MESSAGE_LATE_CUTOFF_SECONDS } from "../lib/scheduled-messages.js";
 import { internalSendMessage } from "./internal-messages.js";
 import { checkMessage, sendCheckedMessage, type SendTarget, type SendTransactionHooks } from "./messages.js";
@@ -113,17 +113,8 @@ async function sendScheduledMessage(ctx: AppContext, realm: Realm, sender: User,
 /** The reminder text from the message as it is now, or the stored text when it is out of reach. */
 async function currentReminderContent(ctx: AppContext, realm: Realm, user: User, row: ScheduledMessage): Promise<string> {
   try {
-    const { message, channel } = await accessMessage(ctx.db, user, row.reminder_target_message_id!);
-    const [author] = await usersByIds(ctx.db, realm.id, [message.sender_id]);
-    let participantIds: number[] = [];
-    if (!channel) {
-      const [recipient] = await recipientsByIds(ctx.db, realm.id, [message.recipient_id]);
-      participantIds =
-        recipient?.type === RECIPIENT_PERSONAL
-          ? [message.sender_id, recipient.type_id]
-          : ((await dmGroupMembers(ctx.db, realm.id, [recipient?.type_id ?? -1])).get(recipient?.type_id ?? -1) ?? [message.sender_id]);
-    }
-    return reminderContent(realmUrl(realm.string_id, ctx.config.externalHost), { message, sender: author!, channel, participantIds }, row.reminder_note, realm.max_message_length);
+    const target = await reminderTargetOf(ctx.db, realm, await accessMessage(ctx.db, user, row.reminder_target_message_id!));
+    return reminderContent(realmUrl(realm.string_id, ctx.config.externalHost), target, row.reminder_note, realm.max_message_length);
   } catch (err) {
     if (err instanceof ApiError) return row.content;
     throw err;

@@ -18,6 +18,7 @@ import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as draftRoutes } from "./views/drafts.js";
 import { routes as scheduledMessageRoutes } from "./views/scheduled-messages.js";
+import { routes as reminderRoutes } from "./views/reminders.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -36,4 +37,5 @@ export const allRoutes: RouteDef[] = [
   ...settingsRoutes,
   ...draftRoutes,
   ...scheduledMessageRoutes,
+  ...reminderRoutes,
 ];

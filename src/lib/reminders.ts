@@ -3,7 +3,10 @@
  * notification bot sends, linking and quoting the message the reminder is about.
  */
 import { ApiError } from "../errors.js";
-import type { Channel, Message, User } from "../db/schema.js";
+import type { Channel, Message, Realm, User } from "../db/schema.js";
+import type { Queryable } from "../db/tx.js";
+import { dmGroupMembers, recipientsByIds, RECIPIENT_PERSONAL, usersByIds } from "../db/queries/messages.js";
+import type { AccessedMessage } from "./message-access.js";
 import { encodeChannel, encodeHashComponent } from "./markdown/channel-links.js";
 import { truncateContent } from "./message-content.js";
 import { channelMessageLinkSyntax, silentMention } from "./notification-bot.js";
@@ -57,4 +60,17 @@ export function reminderContent(realmUrl: string, t: ReminderTarget, note: strin
   const frame = (body: string) => `${fence}quote\n${body}\n${fence}`;
   const room = maxMessageLength - [...(content + frame(""))].length;
   return content + frame(truncateContent(t.message.content, room));
+}
+
+/** What a reminder links and quotes, from a message the user can read. */
+export async function reminderTargetOf(db: Queryable, realm: Realm, accessed: AccessedMessage): Promise<ReminderTarget> {
+  const { message, channel } = accessed;
+  const [author] = await usersByIds(db, realm.id, [message.sender_id]);
+  let participantIds: number[] = [];
+  if (!channel) {
+    const [recipient] = await recipientsByIds(db, realm.id, [message.recipient_id]);
+    if (recipient?.type === RECIPIENT_PERSONAL) participantIds = [message.sender_id, recipient.type_id];
+    else if (recipient) participantIds = (await dmGroupMembers(db, realm.id, [recipient.type_id])).get(recipient.type_id) ?? [message.sender_id];
+  }
+  return { message, sender: author!, channel, participantIds };
 }
