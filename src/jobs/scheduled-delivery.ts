@@ -12,6 +12,8 @@ import type { Clock } from "./clock.js";
 
 /** Due rows read per query; a pass keeps reading until nothing is due. */
 const BATCH = 100;
+/** Deliveries in flight at once on PostgreSQL (each on its own pooled connection). */
+const POSTGRES_PARALLEL_DELIVERIES = 4;
 /** Rows held by another process (or edited under us) are tried again after this long. */
 const RETRY_MS = 1000;
 
@@ -107,13 +109,20 @@ export class DeliveryJob {
       const nowSeconds = Math.floor(this.clock.now() / 1000);
       const ids = (await dueScheduledIds(this.ctx.db, nowSeconds, BATCH + tried.size)).filter((id) => !tried.has(id));
       if (ids.length === 0) break;
-      for (const id of ids) {
-        if (this.stopped) return;
-        tried.add(id);
-        const outcome = await deliverScheduled(this.ctx, id);
-        this.counts[outcome] += 1;
-        if (outcome === "skipped") skipped = true;
-      }
+      for (const id of ids) tried.add(id);
+      // Deliveries run side by side on PostgreSQL (each claims its own row); SQLite has one writer.
+      const workers = this.ctx.dialect === "postgres" ? POSTGRES_PARALLEL_DELIVERIES : 1;
+      const queue = [...ids];
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          for (let id = queue.shift(); id !== undefined && !this.stopped; id = queue.shift()) {
+            const outcome = await deliverScheduled(this.ctx, id);
+            this.counts[outcome] += 1;
+            if (outcome === "skipped") skipped = true;
+          }
+        }),
+      );
+      if (this.stopped) return;
     }
     const next = await nextDueTimestamp(this.ctx.db);
     if (this.stopped) return;
