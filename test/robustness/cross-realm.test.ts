@@ -66,6 +66,12 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
         { foreign: () => B.victim.delivery_email, missing: () => MISSING_EMAIL },
         { foreign: () => s.other.member.id, missing: () => MISSING_ID },
       ];
+    case "draft_id":
+      return [{ foreign: () => B.draftId, missing: () => MISSING_ID }];
+    case "scheduled_message_id":
+      return [{ foreign: () => B.scheduledMessageId, missing: () => MISSING_ID }];
+    case "reminder_id":
+      return [{ foreign: () => B.reminderId, missing: () => MISSING_ID }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }
@@ -78,6 +84,8 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
   "PATCH /messages/{message_id:int}": { content: "changed" },
   "POST /messages/{message_id:int}/typing": { op: "start" },
   "PATCH /users/{user_id:int}": { full_name: "Changed Name" },
+  "PATCH /drafts/{draft_id:int}": { draft: { type: "", to: [], topic: "", content: "changed" } },
+  "PATCH /scheduled_messages/{scheduled_message_id:int}": { content: "changed" },
 };
 
 function pathCases(): Case[] {

@@ -241,6 +241,10 @@ export interface RealmObjects {
   directMessageId: number;
   linkifierId: number;
   profileFieldId: number;
+  /** The member's draft, scheduled message and reminder. */
+  draftId: number;
+  scheduledMessageId: number;
+  reminderId: number;
   /** A member that tests may deactivate or edit freely. */
   victim: import("../../src/db/schema.js").User;
   /** Strings that must never appear in another organization's responses. */
@@ -275,6 +279,12 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
     await s.api.post(owner, "/realm/filters", { pattern: `${tag}-#(?P<id>[0-9]+)`, url_template: `https://${tag}.example.net/{id}` }),
   ).id as number;
   const profileFieldId = ok(await s.api.post(owner, "/realm/profile_fields", { name: `${tag}-field`, hint: "", field_type: 1 })).id as number;
+  const draftId = ok(await s.api.post(member, "/drafts", { drafts: [{ type: "", to: [], topic: "", content: `${tag}-draft-content` }] })).ids[0] as number;
+  const later = Math.floor(s.ctx.now() / 1000) + 10 * 365 * 86400;
+  const scheduledMessageId = ok(
+    await s.api.post(member, "/scheduled_messages", { type: "direct", to: JSON.stringify([other.id]), content: `${tag}-scheduled-content`, scheduled_delivery_timestamp: later }),
+  ).scheduled_message_id as number;
+  const reminderId = ok(await s.api.post(member, "/reminders", { message_id: directMessageId, scheduled_delivery_timestamp: later, note: `${tag}-reminder-note` })).reminder_id as number;
   const domain = which === "other" ? "other.example.com" : "example.com";
   const victim = await doCreateUser(s.ctx, seeded.realm, { email: `${tag}-victim@${domain}`, fullName: `${tag} Victim`, password: null, role: Role.MEMBER });
   return {
@@ -284,6 +294,9 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
     directMessageId,
     linkifierId,
     profileFieldId,
+    draftId,
+    scheduledMessageId,
+    reminderId,
     victim,
     secrets: [
       `${tag}-public-chan`,
@@ -295,6 +308,9 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
       `${tag}.example.net`,
       `${tag}-field`,
       `${tag}-victim@`,
+      `${tag}-draft-content`,
+      `${tag}-scheduled-content`,
+      `${tag}-reminder-note`,
       ...(which === "other" ? [owner, admin, member, other, bot].map((u) => u.delivery_email) : []),
     ],
   };
