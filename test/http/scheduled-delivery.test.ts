@@ -130,6 +130,25 @@ describe("failures", () => {
     expect(clock.nextTimerAt()).toBeNull();
   });
 
+  it("a recipient gone, or a private channel the sender left: failed with the send path's message", async () => {
+    const { member, owner } = s.realm;
+    const gone = await s.db.selectFrom("users").selectAll().where("id", "=", s.realm.guest.id).executeTakeFirstOrThrow();
+    const hideout = await createChannel(s, { name: "hideout", invite_only: true, subscribers: [member, owner] });
+    const toGone = await schedule(member, { type: "direct", to: JSON.stringify([gone.id]), scheduled_delivery_timestamp: T0 + 40 });
+    const toHideout = await schedule(member, { type: "stream", to: String(hideout.id), topic: "t", scheduled_delivery_timestamp: T0 + 40 });
+    await s.db.updateTable("users").set({ is_active: 0 }).where("id", "=", gone.id).execute();
+    await s.db.deleteFrom("subscriptions").where("user_id", "=", member.id).where("recipient_id", "=", hideout.recipient_id!).execute();
+    try {
+      await moveTo(T0 + 40);
+    } finally {
+      await s.db.updateTable("users").set({ is_active: 1 }).where("id", "=", gone.id).execute();
+    }
+    expect(await row(toGone)).toMatchObject({ failed: 1, failure_message: `'${gone.delivery_email}' is no longer using Parley.` });
+    expect(await row(toHideout)).toMatchObject({ failed: 1, failure_message: "Not authorized to send to channel 'hideout'" });
+    const notices = await s.db.selectFrom("messages").select("content").where("sender_id", "=", botId()!).where("content", "like", "The message you scheduled%").execute();
+    expect(notices.filter((n) => n.content.includes("hideout"))).toHaveLength(1);
+  });
+
   it("fails a message more than ten minutes late", async () => {
     const { member, other } = s.realm;
     await job.stop();
