@@ -30,7 +30,7 @@ export async function extraScenarios(
     .selectAll()
     .where("id", "in", seed.members.slice(0, 49).map((m) => m.id))
     .execute();
-  await doCreateChannel(ctx, realm, owner, {
+  const channel = await doCreateChannel(ctx, realm, owner, {
     name: CHANNEL,
     description: "",
     inviteOnly: false,
@@ -54,6 +54,9 @@ export async function extraScenarios(
       return [
         { name: "POST /messages (50-member channel)", method: "POST", path: "/api/v1/messages", body: send, auth },
         { name: "GET /messages/{id}", path: `/api/v1/messages/${id}`, auth },
+        // Far in the future: the delivery job stays asleep during the run.
+        { name: "POST /scheduled_messages (channel)", method: "POST", path: "/api/v1/scheduled_messages", body: `${send.replace(`to=${CHANNEL}`, `to=${channel.id}`)}&scheduled_delivery_timestamp=4102444800`, auth },
+        { name: "POST /drafts (one draft)", method: "POST", path: "/api/v1/drafts", body: `drafts=${encodeURIComponent(JSON.stringify([{ type: "", to: [], topic: "", content: "A draft" }]))}`, auth },
         {
           name: "GET /messages (newest 100 in a channel)",
           path: `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${encodeURIComponent(JSON.stringify([{ operator: "channel", operand: CHANNEL }]))}`,

@@ -19,6 +19,8 @@ export interface AppContext {
   /** Current time in milliseconds; tests may replace it. */
   now: () => number;
   log?: FastifyBaseLogger;
+  /** The scheduled-delivery job, when running: told of each new delivery time (src/jobs). */
+  deliveryJob?: { wakeAt(timestampSeconds: number): void };
 }
 
 /** Current UNIX time in whole seconds. */

@@ -10,6 +10,8 @@ import type { Db } from "./db/tx.js";
 import { InProcessEventBus } from "./events/publisher.js";
 import { InMemoryRateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
+import { systemClock } from "./jobs/clock.js";
+import { DeliveryJob } from "./jobs/scheduled-delivery.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.sqlite3") });
@@ -52,9 +54,14 @@ export function loggerOptions(level: string) {
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; ctx: AppContext }> {
   const ctx = await createContext(config);
   const app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
+  const delivery = new DeliveryJob(ctx, systemClock);
+  ctx.now = () => systemClock.now();
   app.addHook("onClose", async () => {
+    await delivery.stop();
     await ctx.db.destroy();
   });
   await app.listen({ port: config.port, host: config.host });
+  // Everything that came due while the server was down is delivered now, then on time.
+  void delivery.start();
   return { app, ctx };
 }

@@ -17,7 +17,7 @@ import { realmHost } from "../lib/realm-host.js";
 import { generateApiKey } from "../lib/secrets.js";
 import { BotType, Role } from "../lib/roles.js";
 import { NOTIFICATION_BOT_NAME, notificationBotEmail } from "../lib/notification-bot.js";
-import { doSendMessage } from "./messages.js";
+import { doSendMessage, type SendTransactionHooks } from "./messages.js";
 
 export type InternalTarget = { channel: Pick<Channel, "id">; topic: string } | { users: User[] };
 
@@ -28,6 +28,8 @@ export interface InternalMessage {
   markReadFor?: readonly number[];
   /** When given, every other recipient gets it read (upstream limit_unread_user_ids). */
   unreadOnlyFor?: ReadonlySet<number>;
+  /** Work done in the message's own transaction (scheduled deliveries claim their row there). */
+  inTransaction?: SendTransactionHooks;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function internalSendMessage(ctx: AppContext, realm: Realm, msg: In
       clientName: "Internal",
       markReadFor: msg.markReadFor,
       unreadOnlyFor: msg.unreadOnlyFor,
+      inTransaction: msg.inTransaction,
     });
   } catch (err) {
     if (err instanceof ApiError) return null;

@@ -7,7 +7,7 @@ import type { AppContext } from "../context.js";
 import { nowSeconds } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
-import { withTransaction, type Queryable } from "../db/tx.js";
+import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { subscriberIdsByChannel, subscribedChannelIds } from "../db/queries/subscriptions.js";
 import {
@@ -45,6 +45,15 @@ export interface SendMessageInput {
   markReadFor?: readonly number[];
   /** When given, only these recipients get it unread (upstream limit_unread_user_ids). */
   unreadOnlyFor?: ReadonlySet<number>;
+  /** Work done in the message's own transaction (a scheduled delivery claims its row there). */
+  inTransaction?: SendTransactionHooks;
+}
+
+export interface SendTransactionHooks {
+  /** First statement(s) of the transaction; throwing rolls the send back. */
+  before(tx: Tx): Promise<void>;
+  /** After the message and its per-user rows are stored, before commit. */
+  after(tx: Tx, messageId: number): Promise<void>;
 }
 
 /** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
@@ -166,35 +175,56 @@ export async function computeFlags(
   return out;
 }
 
-/** Validates and sends a message; returns its id. */
-export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
+/** A message that passed every check of the send path and is rendered, ready to store. */
+export interface CheckedMessage {
+  content: string;
+  channel: Channel | null;
+  topic: string;
+  rendered: RenderedContent;
+}
+
+/**
+ * Upstream check_message: every check of the send path, in its order, and the rendering.
+ * Scheduling a message runs it at scheduling time; delivery runs it again at sending time.
+ */
+export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, target: SendTarget, rawContent: string): Promise<CheckedMessage> {
   const db = ctx.db;
-  const content = normalizeContent(input.content, realm.max_message_length);
+  const content = normalizeContent(rawContent, realm.max_message_length);
   let channel: Channel | null = null;
   let topic = "";
-  let recipientId: number | null = null;
-  let recipientIds: number[];
-  const host = realmHost(realm.string_id, ctx.config.externalHost);
-  if (input.target.kind === "channel") {
-    topic = truncateTopic(input.target.topic, realm.max_topic_length);
-    channel = await resolveChannel(db, realm.id, input.target.channel);
+  if (target.kind === "channel") {
+    topic = truncateTopic(target.topic, realm.max_topic_length);
+    channel = await resolveChannel(db, realm.id, target.channel);
     await checkCanSendToChannel(db, sender, channel, isNotificationBot(realm, sender));
     if (realm.mandatory_topics && topic === "") throw new ApiError("Topics are required in this organization");
-    recipientId = channel.recipient_id;
-    // Active subscribers only, as upstream: a sender posting to a public channel they are
-    // not subscribed to gets no per-user row (they read it as a historical message).
-    recipientIds = (await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? [];
   } else {
-    checkRecipientsActive(input.target.recipients, host);
-    await checkCanSendDirect(db, realm, sender, input.target.recipients);
-    recipientIds = [];
+    checkRecipientsActive(target.recipients, realmHost(realm.string_id, ctx.config.externalHost));
+    await checkCanSendDirect(db, realm, sender, target.recipients);
   }
   const rendered = await renderMessageContent(db, realm, realmUrl(realm.string_id, ctx.config.externalHost), content);
   await checkMentionsAllowed(db, realm, sender, sender, rendered, channel, topic);
+  return { content, channel, topic, rendered };
+}
+
+/** Validates and sends a message; returns its id. */
+export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
+  return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
+}
+
+/** Stores and announces a message checkMessage accepted; returns its id. */
+export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, checked: CheckedMessage): Promise<number> {
+  const db = ctx.db;
+  const { content, channel, topic, rendered } = checked;
+  let recipientId: number | null = channel?.recipient_id ?? null;
+  // Active subscribers only, as upstream: a sender posting to a public channel they are
+  // not subscribed to gets no per-user row (they read it as a historical message).
+  let recipientIds: number[] = channel ? ((await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? []) : [];
+  const host = realmHost(realm.string_id, ctx.config.externalHost);
   const readBySender = input.readBySender ?? true;
   const now = nowSeconds(ctx);
 
   const messageId = await withTransaction(db, async (tx) => {
+    await input.inTransaction?.before(tx);
     if (input.target.kind === "direct") {
       const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
       recipientId = dm.recipientId;
@@ -266,6 +296,7 @@ export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User,
         publicChannelId: channel.id,
       });
     }
+    await input.inTransaction?.after(tx, messageId);
     return messageId;
   });
   return messageId;

@@ -6,7 +6,8 @@
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
-import { findUserById, updateUserRow } from "../db/queries/users.js";
+import { deleteAllDraftsOf } from "../db/queries/drafts.js";
+import { activeRealmUsers, activeUserIds, findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { realmHost } from "../lib/realm-host.js";
 import { EmailVisibility } from "../lib/roles.js";
@@ -58,6 +59,8 @@ export async function doChangeSettings(ctx: AppContext, realm: Realm, actor: Use
       // Personal settings concern only the user's own clients.
       sendEventOnCommit(tx, ctx, realm.id, event as { type: string }, [user.id]);
       if (name === "email_address_visibility") await announceEmailVisibility(tx, ctx, realm, before, user);
+      // Turning synchronization off forgets the stored drafts, without draft events (as upstream).
+      if (name === "enable_drafts_synchronization" && value === false) await deleteAllDraftsOf(tx, realm.id, user.id);
     }
 
     if (input.timezone !== undefined && input.timezone !== user.timezone) {

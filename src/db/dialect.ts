@@ -33,3 +33,12 @@ export function ilike(db: Kysely<any>, ref: string, pattern: string): RawBuilder
     ? sql<boolean>`${sql.ref(ref)} ILIKE ${pattern} ESCAPE '\\'`
     : sql<boolean>`${sql.ref(ref)} LIKE ${pattern} ESCAPE '\\'`;
 }
+
+/**
+ * Row locking for claims: `FOR UPDATE [SKIP LOCKED]` on PostgreSQL. SQLite has one writer
+ * and no row locks: its transactions are already serialized, so the query is unchanged.
+ */
+export function lockForUpdate<Q extends { forUpdate(): Q; skipLocked(): Q }>(db: Kysely<any>, query: Q, opts: { skipLocked: boolean }): Q {
+  if (dialectOf(db) !== "postgres") return query;
+  return opts.skipLocked ? query.forUpdate().skipLocked() : query.forUpdate();
+}

@@ -493,3 +493,9 @@ export type Invite = Selectable<InviteTable>;
 export type NavigationView = Selectable<NavigationViewTable>;
 export type PushDevice = Selectable<PushDeviceTable>;
 export type { ColumnType };
+
+// Drafts, scheduled messages and reminders (issue 11).
+export type Draft = Selectable<DraftTable>;
+export type NewDraft = Insertable<DraftTable>;
+export type ScheduledMessage = Selectable<ScheduledMessageTable>;
+export type NewScheduledMessage = Insertable<ScheduledMessageTable>;

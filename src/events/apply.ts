@@ -8,6 +8,7 @@ import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMov
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
 import { applyUserGroup, dropDeactivatedUserFromGroups } from "./apply/user-groups.js";
 import { applyNavigationView } from "./apply/navigation-views.js";
+import { applyReminders, applyScheduledMessages } from "./apply/scheduled-messages.js";
 import { sameTopic } from "../lib/topics.js";
 
 type State = Record<string, any>;
@@ -183,6 +184,9 @@ const appliers: Record<string, Applier> = {
     if (e.op === "remove") state.drafts = state.drafts.filter((d: any) => d.id !== e.draft_id);
     state.drafts.sort((a: any, b: any) => b.timestamp - a.timestamp || b.id - a.id);
   },
+
+  scheduled_messages: applyScheduledMessages,
+  reminders: applyReminders,
 
   user_topic(state, e) {
     if (!state.user_topics) return;

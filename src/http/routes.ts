@@ -20,6 +20,9 @@ import { routes as userGroupRoutes } from "./views/user-groups.js";
 import { routes as inviteRoutes } from "./views/invites.js";
 import { routes as navigationViewRoutes } from "./views/navigation-views.js";
 import { routes as pushDeviceRoutes } from "./views/push-devices.js";
+import { routes as draftRoutes } from "./views/drafts.js";
+import { routes as scheduledMessageRoutes } from "./views/scheduled-messages.js";
+import { routes as reminderRoutes } from "./views/reminders.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -40,4 +43,7 @@ export const allRoutes: RouteDef[] = [
   ...inviteRoutes,
   ...navigationViewRoutes,
   ...pushDeviceRoutes,
+  ...draftRoutes,
+  ...scheduledMessageRoutes,
+  ...reminderRoutes,
 ];

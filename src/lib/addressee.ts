@@ -120,3 +120,12 @@ export async function directRecipientFor(db: Queryable, realmId: number, sender:
   const participantIds = [...ids].sort((a, b) => a - b);
   return { recipientId: await ensureDmGroupRecipient(db, realmId, participantIds), participantIds };
 }
+
+/**
+ * A direct conversation as upstream reports it to one participant (drafts, scheduled
+ * messages): the other participants by id, or `[self]` for a conversation with oneself.
+ */
+export function directAudience(userIds: Iterable<number>, selfId: number): number[] {
+  const others = [...new Set(userIds)].filter((id) => id !== selfId).sort((a, b) => a - b);
+  return others.length > 0 ? others : [selfId];
+}

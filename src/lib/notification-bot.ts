@@ -140,3 +140,20 @@ function codePointCompare(a: string, b: string): number {
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return x.length - y.length;
 }
+
+// ---- Reminders and scheduled messages (upstream get_message_link_syntax, failure notice) ----
+
+/** #**channel>topic@id**, or a Markdown link to the message when the names would break it. */
+export function channelMessageLinkSyntax(channel: Pick<Channel, "id" | "name">, topic: string, messageId: number): string {
+  if (producesBrokenLink(topic) || producesBrokenLink(channel.name)) {
+    return `[#${escapeLinkText(channel.name)} > ${escapeLinkText(topic)} @ 💬](${channelTopicUrl(channel, topic)}/near/${messageId})`;
+  }
+  return `#**${channel.name}>${topic}@${messageId}**`;
+}
+
+/** The notice a sender gets when their scheduled message could not be sent. */
+export function scheduledMessageFailedNotice(scheduledTimestamp: number, error: string): string {
+  // Upstream formats the time as Python's str() of an aware UTC datetime.
+  const when = new Date(scheduledTimestamp * 1000).toISOString().replace("T", " ").replace(/\.\d+Z$/, "+00:00");
+  return `The message you scheduled for <time:${when}>  was not sent because of the following error:\n\n> ${error}\n\n[View scheduled messages](#scheduled)\n\n`;
+}

@@ -89,6 +89,12 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
       ];
     case "fragment":
       return [{ foreign: () => "narrow/is/bzq", missing: () => "narrow/is/nothing-here" }];
+    case "draft_id":
+      return [{ foreign: () => B.draftId, missing: () => MISSING_ID }];
+    case "scheduled_message_id":
+      return [{ foreign: () => B.scheduledMessageId, missing: () => MISSING_ID }];
+    case "reminder_id":
+      return [{ foreign: () => B.reminderId, missing: () => MISSING_ID }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }
@@ -104,6 +110,8 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
   "PATCH /user_groups/{user_group_id:int}": { description: "changed" },
   "POST /user_groups/{user_group_id:int}/members": { add_subgroups: [MISSING_ID] },
   "POST /user_groups/{user_group_id:int}/subgroups": { add: [MISSING_ID] },
+  "PATCH /drafts/{draft_id:int}": { draft: { type: "", to: [], topic: "", content: "changed" } },
+  "PATCH /scheduled_messages/{scheduled_message_id:int}": { content: "changed" },
 };
 
 /** A's own object for a path segment, for routes naming two objects (one of them B's). */

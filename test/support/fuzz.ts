@@ -243,6 +243,10 @@ export interface RealmObjects {
   profileFieldId: number;
   /** A user group (created by the member, who may manage it). */
   userGroupId: number;
+  /** The member's draft, scheduled message and reminder. */
+  draftId: number;
+  scheduledMessageId: number;
+  reminderId: number;
   /** A member that tests may deactivate or edit freely. */
   victim: import("../../src/db/schema.js").User;
   /** Strings that must never appear in another organization's responses. */
@@ -278,6 +282,12 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
   ).id as number;
   const profileFieldId = ok(await s.api.post(owner, "/realm/profile_fields", { name: `${tag}-field`, hint: "", field_type: 1 })).id as number;
   const userGroupId = ok(await s.api.post(member, "/user_groups/create", { name: `${tag}-group`, description: `${tag}-group-about`, members: [member.id] })).group_id as number;
+  const draftId = ok(await s.api.post(member, "/drafts", { drafts: [{ type: "", to: [], topic: "", content: `${tag}-draft-content` }] })).ids[0] as number;
+  const later = Math.floor(s.ctx.now() / 1000) + 10 * 365 * 86400;
+  const scheduledMessageId = ok(
+    await s.api.post(member, "/scheduled_messages", { type: "direct", to: JSON.stringify([other.id]), content: `${tag}-scheduled-content`, scheduled_delivery_timestamp: later }),
+  ).scheduled_message_id as number;
+  const reminderId = ok(await s.api.post(member, "/reminders", { message_id: directMessageId, scheduled_delivery_timestamp: later, note: `${tag}-reminder-note` })).reminder_id as number;
   const domain = which === "other" ? "other.example.com" : "example.com";
   const victim = await doCreateUser(s.ctx, seeded.realm, { email: `${tag}-victim@${domain}`, fullName: `${tag} Victim`, password: null, role: Role.MEMBER });
   return {
@@ -288,6 +298,9 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
     linkifierId,
     profileFieldId,
     userGroupId,
+    draftId,
+    scheduledMessageId,
+    reminderId,
     victim,
     secrets: [
       `${tag}-public-chan`,
@@ -300,6 +313,9 @@ export async function seedObjects(s: import("./server.js").TestServer, which: "r
       `${tag}-field`,
       `${tag}-group`,
       `${tag}-victim@`,
+      `${tag}-draft-content`,
+      `${tag}-scheduled-content`,
+      `${tag}-reminder-note`,
       ...(which === "other" ? [owner, admin, member, other, bot].map((u) => u.delivery_email) : []),
     ],
   };

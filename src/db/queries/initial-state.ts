@@ -5,19 +5,6 @@ export async function listLinkifiers(db: Queryable, realmId: number) {
   return db.selectFrom("linkifiers").selectAll().where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
 }
 
-/** The user's drafts, newest edit first, at most `limit`. */
-export async function listDrafts(db: Queryable, realmId: number, userId: number, limit: number) {
-  return db
-    .selectFrom("drafts")
-    .selectAll()
-    .where("realm_id", "=", realmId)
-    .where("user_id", "=", userId)
-    .orderBy("last_edit_time", "desc")
-    .orderBy("id", "desc")
-    .limit(limit)
-    .execute();
-}
-
 export async function listUserTopics(db: Queryable, realmId: number, userId: number) {
   return db
     .selectFrom("user_topics")

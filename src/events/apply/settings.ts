@@ -12,6 +12,8 @@ export function applyUserSettings(state: State, e: Event): void {
   if (state.user_settings) state.user_settings[e.property] = e.value;
   // Legacy top-level copies exist only for clients without user_settings_object.
   if (e.property in state && e.property !== "user_settings") state[e.property] = e.value;
+  // The server forgets a user's drafts when synchronization is turned off.
+  if (e.property === "enable_drafts_synchronization" && e.value === false && state.drafts) state.drafts = [];
 }
 
 export function applyLegacyDisplaySettings(state: State, e: Event): void {

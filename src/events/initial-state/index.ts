@@ -21,6 +21,7 @@ import { fetchMutedTopicState, fetchUserTopicState } from "./user-topics.js";
 import { fetchRealmBotState, fetchRealmUserState } from "./users.js";
 import { fetchNavigationViewState } from "./navigation-views.js";
 import { fetchPushDeviceState } from "./push-devices.js";
+import { fetchReminderState, fetchScheduledMessageState } from "./scheduled-messages.js";
 
 /** Event type → the state it keeps current. */
 export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
@@ -47,6 +48,8 @@ export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
   ["user_settings", fetchUserSettingsState],
   ["user_status", fetchUserStatusState],
   ["user_topic", fetchUserTopicState],
+  ["scheduled_messages", fetchScheduledMessageState],
+  ["reminders", fetchReminderState],
 ];
 
 /** State needing several event types: [types, fetcher] (unread_msgs needs both message kinds, as upstream). */
