@@ -16,6 +16,7 @@ import { routes as eventRoutes } from "./views/events.js";
 import { routes as presenceRoutes } from "./views/presence.js";
 import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
+import { routes as reactionRoutes } from "./views/reactions.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -32,4 +33,5 @@ export const allRoutes: RouteDef[] = [
   ...presenceRoutes,
   ...typingRoutes,
   ...settingsRoutes,
+  ...reactionRoutes,
 ];
