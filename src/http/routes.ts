@@ -17,6 +17,7 @@ import { routes as presenceRoutes } from "./views/presence.js";
 import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as reactionRoutes } from "./views/reactions.js";
+import { routes as userTopicRoutes } from "./views/user-topics.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -34,4 +35,5 @@ export const allRoutes: RouteDef[] = [
   ...typingRoutes,
   ...settingsRoutes,
   ...reactionRoutes,
+  ...userTopicRoutes,
 ];
