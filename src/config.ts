@@ -21,6 +21,10 @@ export interface Config {
   loginAttemptsPer30Minutes: number;
   /** Log level for the server's structured log. */
   logLevel: string;
+  /** Messages deleted per transaction by POST /streams/{id}/delete_topic (upstream: 100). */
+  deleteTopicBatchSize: number;
+  /** Milliseconds delete_topic works before answering `complete: false` (upstream: 50 s). */
+  deleteTopicBudgetMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -38,6 +42,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
     loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
     logLevel: env.LOG_LEVEL || "info",
+    deleteTopicBatchSize: Math.max(1, intFromEnv(env.PARLEY_DELETE_TOPIC_BATCH_SIZE, 100)),
+    deleteTopicBudgetMs: intFromEnv(env.PARLEY_DELETE_TOPIC_SECONDS, 50) * 1000,
   };
 }
 

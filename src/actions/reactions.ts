@@ -7,10 +7,9 @@ import { ApiError } from "../errors.js";
 import type { Channel, Message, Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { subscriberIdsByChannel } from "../db/queries/subscriptions.js";
-import { userMessageRows } from "../db/queries/message-edits.js";
 import { deleteReaction, ensureUserMessage, findReactionOnMessage, insertReaction } from "../db/queries/reactions.js";
 import { accessMessage } from "../lib/message-access.js";
+import { messageEventRecipientIds } from "../lib/message-event-recipients.js";
 import { checkEmojiRequest, emojiDataByName } from "../lib/emoji-validation.js";
 import { DEFAULT_HISTORICAL_FLAGS } from "../lib/message-flags.js";
 import { realmHost } from "../lib/realm-host.js";
@@ -95,19 +94,5 @@ async function publishReaction(
     emoji_code: reaction.emoji_code,
     reaction_type: reaction.reaction_type,
   };
-  sendEventOnCommit(tx, ctx, realm.id, event, await messageEventRecipients(tx, realm, message, channel));
-}
-
-/**
- * Who hears about a change to a message: users with a per-user row for it and, for a
- * channel whose history is public to subscribers, its subscribers. The same rule
- * doDeleteMessage applies inline (upstream event_recipient_ids_for_action_on_messages);
- * the message-audience rework replaces this with the shared function.
- */
-async function messageEventRecipients(tx: Tx, realm: Realm, message: Message, channel: Channel | null): Promise<number[]> {
-  const ids = new Set((await userMessageRows(tx, [message.id])).map((r) => r.user_id));
-  if (channel?.history_public_to_subscribers) {
-    for (const id of (await subscriberIdsByChannel(tx, realm.id, [channel.id])).get(channel.id) ?? []) ids.add(id);
-  }
-  return [...ids];
+  sendEventOnCommit(tx, ctx, realm.id, event, await messageEventRecipientIds(tx, realm.id, [message.id], channel));
 }

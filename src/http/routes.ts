@@ -18,6 +18,7 @@ import { routes as typingRoutes } from "./views/typing.js";
 import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as reactionRoutes } from "./views/reactions.js";
 import { routes as userTopicRoutes } from "./views/user-topics.js";
+import { routes as topicDeletionRoutes } from "./views/topic-deletion.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -36,4 +37,5 @@ export const allRoutes: RouteDef[] = [
   ...settingsRoutes,
   ...reactionRoutes,
   ...userTopicRoutes,
+  ...topicDeletionRoutes,
 ];
