@@ -19,6 +19,8 @@ import { routes as settingsRoutes } from "./views/settings.js";
 import { routes as reactionRoutes } from "./views/reactions.js";
 import { routes as userTopicRoutes } from "./views/user-topics.js";
 import { routes as topicDeletionRoutes } from "./views/topic-deletion.js";
+import { routes as realmRoutes } from "./views/realm.js";
+import { routes as messageReportRoutes } from "./views/message-reports.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -38,4 +40,6 @@ export const allRoutes: RouteDef[] = [
   ...reactionRoutes,
   ...userTopicRoutes,
   ...topicDeletionRoutes,
+  ...realmRoutes,
+  ...messageReportRoutes,
 ];
