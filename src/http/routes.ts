@@ -21,6 +21,7 @@ import { routes as userTopicRoutes } from "./views/user-topics.js";
 import { routes as topicDeletionRoutes } from "./views/topic-deletion.js";
 import { routes as realmRoutes } from "./views/realm.js";
 import { routes as messageReportRoutes } from "./views/message-reports.js";
+import { routes as userStatusRoutes } from "./views/user-status.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -42,4 +43,5 @@ export const allRoutes: RouteDef[] = [
   ...topicDeletionRoutes,
   ...realmRoutes,
   ...messageReportRoutes,
+  ...userStatusRoutes,
 ];
