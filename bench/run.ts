@@ -25,6 +25,12 @@ export interface Scenario {
   path: string;
   body?: string;
   auth?: { email: string; apiKey: string };
+  /**
+   * A cycle of requests each connection repeats (e.g. add then remove a reaction), on a
+   * path of its own from `pathsPerConnection` so connections never collide.
+   */
+  sequence?: Array<{ method: "POST" | "DELETE"; body: string }>;
+  pathsPerConnection?: string[];
 }
 
 export interface Measured {
@@ -46,6 +52,7 @@ export async function measure(port: number, s: Scenario): Promise<Measured> {
     headers,
     connections: CONNECTIONS,
     duration: SECONDS,
+    ...(s.sequence ? { requests: sequenceRequests(s), initialContext: {} } : {}),
   });
   return {
     name: s.name,
@@ -54,6 +61,20 @@ export async function measure(port: number, s: Scenario): Promise<Measured> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
   };
+}
+
+function sequenceRequests(s: Scenario): autocannon.Request[] {
+  const paths = s.pathsPerConnection ?? [s.path];
+  let next = 0;
+  return s.sequence!.map((step) => ({
+    method: step.method,
+    body: step.body,
+    setupRequest: (req: autocannon.Request, context: object) => {
+      const own = context as { path?: string };
+      own.path ??= paths[next++ % paths.length];
+      return { ...req, path: own.path };
+    },
+  }));
 }
 
 function startChild(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
