@@ -44,7 +44,7 @@ export interface Measured {
 export async function measure(port: number, s: Scenario): Promise<Measured> {
   const headers: Record<string, string> = {};
   if (s.auth) headers.authorization = `Basic ${Buffer.from(`${s.auth.email}:${s.auth.apiKey}`).toString("base64")}`;
-  if (s.body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+  if (s.body !== undefined || s.sequence) headers["content-type"] = "application/x-www-form-urlencoded";
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${s.path}`,
     method: s.method ?? "GET",
