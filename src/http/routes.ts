@@ -22,6 +22,7 @@ import { routes as topicDeletionRoutes } from "./views/topic-deletion.js";
 import { routes as realmRoutes } from "./views/realm.js";
 import { routes as messageReportRoutes } from "./views/message-reports.js";
 import { routes as userStatusRoutes } from "./views/user-status.js";
+import { routes as realmEmojiRoutes } from "./views/realm-emoji.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -44,4 +45,5 @@ export const allRoutes: RouteDef[] = [
   ...realmRoutes,
   ...messageReportRoutes,
   ...userStatusRoutes,
+  ...realmEmojiRoutes,
 ];

@@ -15,10 +15,6 @@ export async function findRealmEmojiById(db: Queryable, realmId: number, id: num
   return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("id", "=", id).executeTakeFirst();
 }
 
-export async function listRealmEmojiRows(db: Queryable, realmId: number): Promise<RealmEmojiRow[]> {
-  return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).orderBy("id").execute();
-}
-
 export async function insertRealmEmoji(db: Queryable, row: Insertable<RealmEmojiTable>): Promise<RealmEmojiRow> {
   return db.insertInto("realm_emoji").values(row).returningAll().executeTakeFirstOrThrow();
 }
