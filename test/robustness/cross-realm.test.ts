@@ -21,11 +21,14 @@ let aOtherQueueId: string;
 
 const MISSING_ID = 987654;
 const MISSING_EMAIL = "nobody-here@example.com";
+/** A custom emoji of organization B. */
+const B_EMOJI = "bzq_emoji";
 
 beforeAll(async () => {
   s = await startTestServer({ longPollSeconds: 1 });
   A = await seedObjects(s, "realm", "aqx");
   B = await seedObjects(s, "other", "bzq");
+  await s.db.insertInto("realm_emoji").values({ realm_id: s.other.realm.id, name: B_EMOJI, file_name: "b.png", author_id: s.other.owner.id }).execute();
   bQueueId = expectSuccess(await s.api.post(s.other.member, "/register", { event_types: ["message"] })).queue_id as string;
   aOtherQueueId = expectSuccess(await s.api.post(s.realm.other, "/register", { event_types: ["message"] })).queue_id as string;
 });
@@ -66,6 +69,8 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
         { foreign: () => B.victim.delivery_email, missing: () => MISSING_EMAIL },
         { foreign: () => s.other.member.id, missing: () => MISSING_ID },
       ];
+    case "emoji_name":
+      return [{ foreign: () => B_EMOJI, missing: () => "no_such_emoji" }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }
@@ -78,6 +83,10 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
   "PATCH /messages/{message_id:int}": { content: "changed" },
   "POST /messages/{message_id:int}/typing": { op: "start" },
   "PATCH /users/{user_id:int}": { full_name: "Changed Name" },
+  "POST /messages/{message_id:int}/reactions": { emoji_name: "tada" },
+  "DELETE /messages/{message_id:int}/reactions": { emoji_name: "tada" },
+  "POST /streams/{stream_id:int}/delete_topic": { topic_name: "t" },
+  "POST /users/{user_id:int}/status": { status_text: "changed" },
 };
 
 function pathCases(): Case[] {
