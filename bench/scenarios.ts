@@ -93,10 +93,14 @@ export async function extraScenarios(
   };
 }
 
-/** One message per connection to react to, so concurrent add/remove cycles never collide. */
+/**
+ * Messages to react to, one per connection so concurrent add/remove cycles never collide;
+ * three times as many as connections, because autocannon may rebuild a connection's
+ * context (and so hand it a fresh path) when it restarts its request pipeline.
+ */
 async function reactionTargets(port: number, auth: { email: string; apiKey: string }, body: string): Promise<string[]> {
   const paths: string[] = [];
-  for (let i = 0; i < Number(process.env.BENCH_CONNECTIONS ?? 10); i++) {
+  for (let i = 0; i < 3 * Number(process.env.BENCH_CONNECTIONS ?? 10); i++) {
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
       method: "POST",
       headers: {
