@@ -25,6 +25,12 @@ export interface Scenario {
   path: string;
   body?: string;
   auth?: { email: string; apiKey: string };
+  /**
+   * A cycle of requests each connection repeats (e.g. add then remove a reaction), on a
+   * path of its own from `pathsPerConnection` so connections never collide.
+   */
+  sequence?: Array<{ method: "POST" | "DELETE"; body: string }>;
+  pathsPerConnection?: string[];
 }
 
 export interface Measured {
@@ -38,7 +44,7 @@ export interface Measured {
 export async function measure(port: number, s: Scenario): Promise<Measured> {
   const headers: Record<string, string> = {};
   if (s.auth) headers.authorization = `Basic ${Buffer.from(`${s.auth.email}:${s.auth.apiKey}`).toString("base64")}`;
-  if (s.body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+  if (s.body !== undefined || s.sequence) headers["content-type"] = "application/x-www-form-urlencoded";
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${s.path}`,
     method: s.method ?? "GET",
@@ -46,6 +52,7 @@ export async function measure(port: number, s: Scenario): Promise<Measured> {
     headers,
     connections: CONNECTIONS,
     duration: SECONDS,
+    ...(s.sequence ? { requests: sequenceRequests(s), initialContext: {} } : {}),
   });
   return {
     name: s.name,
@@ -54,6 +61,20 @@ export async function measure(port: number, s: Scenario): Promise<Measured> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
   };
+}
+
+function sequenceRequests(s: Scenario): autocannon.Request[] {
+  const paths = s.pathsPerConnection ?? [s.path];
+  let next = 0;
+  return s.sequence!.map((step) => ({
+    method: step.method,
+    body: step.body,
+    setupRequest: (req: autocannon.Request, context: object) => {
+      const own = context as { path?: string };
+      own.path ??= paths[next++ % paths.length];
+      return { ...req, path: own.path };
+    },
+  }));
 }
 
 function startChild(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {

@@ -51,6 +51,7 @@ export async function extraScenarios(
         body: send,
       });
       const { id } = (await res.json()) as { id: number };
+      const reactionPaths = await reactionTargets(port, auth, send);
       return [
         { name: "POST /messages (50-member channel)", method: "POST", path: "/api/v1/messages", body: send, auth },
         { name: "GET /messages/{id}", path: `/api/v1/messages/${id}`, auth },
@@ -60,6 +61,16 @@ export async function extraScenarios(
         {
           name: "GET /messages (newest 100 in a channel)",
           path: `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${encodeURIComponent(JSON.stringify([{ operator: "channel", operand: CHANNEL }]))}`,
+          auth,
+        },
+        {
+          name: "reacting: add then remove (alternating)",
+          path: reactionPaths[0],
+          sequence: [
+            { method: "POST", body: "emoji_name=tada" },
+            { method: "DELETE", body: "emoji_name=tada" },
+          ],
+          pathsPerConnection: reactionPaths,
           auth,
         },
       ];
@@ -83,4 +94,25 @@ export async function extraScenarios(
       },
     ],
   };
+}
+
+/**
+ * Messages to react to, one per connection so concurrent add/remove cycles never collide;
+ * three times as many as connections, because autocannon may rebuild a connection's
+ * context (and so hand it a fresh path) when it restarts its request pipeline.
+ */
+async function reactionTargets(port: number, auth: { email: string; apiKey: string }, body: string): Promise<string[]> {
+  const paths: string[] = [];
+  for (let i = 0; i < 3 * Number(process.env.BENCH_CONNECTIONS ?? 10); i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${auth.email}:${auth.apiKey}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body,
+    });
+    paths.push(`/api/v1/messages/${((await res.json()) as { id: number }).id}/reactions`);
+  }
+  return paths;
 }

@@ -39,6 +39,10 @@ export interface Config {
   mailFrom: string;
   /** The push relay's key pairs, base64 public key → base64 private key (spec 4.14). */
   pushRelayKeys: ReadonlyMap<string, string>;
+  /** Messages deleted per transaction by POST /streams/{id}/delete_topic (upstream: 100). */
+  deleteTopicBatchSize: number;
+  /** Milliseconds delete_topic works before answering `complete: false` (upstream: 50 s). */
+  deleteTopicBudgetMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -66,6 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.PARLEY_SMTP_URL || undefined,
     mailFrom: env.PARLEY_MAIL_FROM || `noreply@${(env.PARLEY_EXTERNAL_HOST || "localhost").replace(/:\d+$/, "")}`,
     pushRelayKeys: pushKeys,
+    deleteTopicBatchSize: Math.max(1, intFromEnv(env.PARLEY_DELETE_TOPIC_BATCH_SIZE, 100)),
+    deleteTopicBudgetMs: intFromEnv(env.PARLEY_DELETE_TOPIC_SECONDS, 50) * 1000,
   };
 }
 

@@ -4,7 +4,7 @@
  * tests (register → action → apply events → compare with a fresh register).
  */
 import type { ChatEvent } from "./types.js";
-import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread } from "./apply/unread.js";
+import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread, recountUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
 import { applyUserGroup, dropDeactivatedUserFromGroups } from "./apply/user-groups.js";
 import { applyNavigationView } from "./apply/navigation-views.js";
@@ -197,6 +197,7 @@ const appliers: Record<string, Applier> = {
       const { type: _t, id: _i, ...entry } = e;
       state.user_topics.push(entry);
     }
+    recountUnread(state);
   },
 
   muted_topics(state, e) {

@@ -23,6 +23,13 @@ import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 import { routes as draftRoutes } from "./views/drafts.js";
 import { routes as scheduledMessageRoutes } from "./views/scheduled-messages.js";
 import { routes as reminderRoutes } from "./views/reminders.js";
+import { routes as reactionRoutes } from "./views/reactions.js";
+import { routes as userTopicRoutes } from "./views/user-topics.js";
+import { routes as topicDeletionRoutes } from "./views/topic-deletion.js";
+import { routes as realmRoutes } from "./views/realm.js";
+import { routes as messageReportRoutes } from "./views/message-reports.js";
+import { routes as userStatusRoutes } from "./views/user-status.js";
+import { routes as realmEmojiRoutes } from "./views/realm-emoji.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -46,4 +53,11 @@ export const allRoutes: RouteDef[] = [
   ...draftRoutes,
   ...scheduledMessageRoutes,
   ...reminderRoutes,
+  ...reactionRoutes,
+  ...userTopicRoutes,
+  ...topicDeletionRoutes,
+  ...realmRoutes,
+  ...messageReportRoutes,
+  ...userStatusRoutes,
+  ...realmEmojiRoutes,
 ];

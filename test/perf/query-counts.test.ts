@@ -72,4 +72,26 @@ describe("query counts on hot paths", () => {
     const large = await s.countQueries(register);
     expect(large).toBe(small);
   });
+  it("sending, reading and reacting do not grow with the number of reactions", async () => {
+    const { member, other } = s.realm;
+    await createChannel(s, { name: "qc reactions", subscribers: [member, other] });
+    const send = () => s.api.post(member, "/messages", { type: "stream", to: "qc reactions", topic: "t", content: "react to me" }).then(expectSuccess);
+    const first = (await send()).id as number;
+    const second = (await send()).id as number;
+    const react = (id: number, emoji_name: string) => () => s.api.post(other, `/messages/${id}/reactions`, { emoji_name }).then(expectSuccess);
+    const unreact = (id: number, emoji_name: string) => () => s.api.delete(other, `/messages/${id}/reactions`, { emoji_name }).then(expectSuccess);
+    const fetch = () => s.api.get(member, "/messages", { anchor: "newest", num_before: 5, num_after: 0 }).then(expectSuccess);
+    const sendFew = await s.countQueries(send);
+    const fetchFew = await s.countQueries(fetch);
+    const reactFew = await s.countQueries(react(first, "octopus"));
+    const unreactFew = await s.countQueries(unreact(first, "octopus"));
+    for (const name of ["tada", "smile", "heart", "eyes", "rocket", "fire", "star", "wave"]) {
+      await react(second, name)();
+      expectSuccess(await s.api.post(member, `/messages/${second}/reactions`, { emoji_name: name }));
+    }
+    expect(await s.countQueries(send)).toBe(sendFew);
+    expect(await s.countQueries(fetch)).toBe(fetchFew);
+    expect(await s.countQueries(react(second, "octopus"))).toBe(reactFew);
+    expect(await s.countQueries(unreact(second, "octopus"))).toBe(unreactFew);
+  });
 });

@@ -25,11 +25,14 @@ let bLinkId: number;
 
 const MISSING_ID = 987654;
 const MISSING_EMAIL = "nobody-here@example.com";
+/** A custom emoji of organization B. */
+const B_EMOJI = "bzq_emoji";
 
 beforeAll(async () => {
   s = await startTestServer({ longPollSeconds: 1 });
   A = await seedObjects(s, "realm", "aqx");
   B = await seedObjects(s, "other", "bzq");
+  await s.db.insertInto("realm_emoji").values({ realm_id: s.other.realm.id, name: B_EMOJI, file_name: "b.png", author_id: s.other.owner.id }).execute();
   bQueueId = expectSuccess(await s.api.post(s.other.member, "/register", { event_types: ["message"] })).queue_id as string;
   systemGroupIdsB = (await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.other.realm.id).where("is_system_group", "=", 1).orderBy("id").execute()).map((g) => g.id);
   aOtherQueueId = expectSuccess(await s.api.post(s.realm.other, "/register", { event_types: ["message"] })).queue_id as string;
@@ -95,6 +98,8 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
       return [{ foreign: () => B.scheduledMessageId, missing: () => MISSING_ID }];
     case "reminder_id":
       return [{ foreign: () => B.reminderId, missing: () => MISSING_ID }];
+    case "emoji_name":
+      return [{ foreign: () => B_EMOJI, missing: () => "no_such_emoji" }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }
@@ -112,6 +117,10 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
   "POST /user_groups/{user_group_id:int}/subgroups": { add: [MISSING_ID] },
   "PATCH /drafts/{draft_id:int}": { draft: { type: "", to: [], topic: "", content: "changed" } },
   "PATCH /scheduled_messages/{scheduled_message_id:int}": { content: "changed" },
+  "POST /messages/{message_id:int}/reactions": { emoji_name: "tada" },
+  "DELETE /messages/{message_id:int}/reactions": { emoji_name: "tada" },
+  "POST /streams/{stream_id:int}/delete_topic": { topic_name: "t" },
+  "POST /users/{user_id:int}/status": { status_text: "changed" },
 };
 
 /** A's own object for a path segment, for routes naming two objects (one of them B's). */

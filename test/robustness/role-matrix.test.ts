@@ -188,6 +188,24 @@ function rows(): Row[] {
       request: async () => ({ path: `/streams/${(await newChannel()).id}`, params: {} }),
       expected: { guest: INVALID_CHANNEL, member: NO_CHANNEL_ADMIN, moderator: NO_CHANNEL_ADMIN, admin: "ok", owner: "ok", bot: NO_CHANNEL_ADMIN },
     },
+    {
+      name: "PATCH /realm",
+      method: "PATCH",
+      request: async () => ({ path: "/realm", params: { waiting_period_threshold: ++counter } }),
+      expected: adminOnly(),
+    },
+    {
+      name: "POST /streams/{id}/delete_topic",
+      method: "POST",
+      request: async () => ({ path: `/streams/${(await newChannel()).id}/delete_topic`, params: { topic_name: "t" } }),
+      expected: adminOnly(),
+    },
+    {
+      name: "POST /users/{id}/status",
+      method: "POST",
+      request: async () => ({ path: `/users/${victim.id}/status`, params: { status_text: unique("status ") } }),
+      expected: { guest: INSUFFICIENT, member: INSUFFICIENT, moderator: INSUFFICIENT, admin: "ok", owner: "ok", bot: { msg: "This endpoint does not accept bot requests." } },
+    },
   ];
 }
 

@@ -142,3 +142,11 @@ export function applyMoveToUnread(state: State, e: Event): void {
     }
   });
 }
+
+/** A topic's or channel's muting changed: recount which unread channel messages count. */
+export function recountUnread(state: State): void {
+  changeUnread(state, (raw) => {
+    raw.count = 0;
+    for (const entry of raw.entries.values()) if (counted(state, entry)) raw.count++;
+  });
+}

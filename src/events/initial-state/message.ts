@@ -2,6 +2,7 @@
 import { maxMessageIdForUser } from "../../db/queries/users.js";
 import { listAlertWords, listUserStatuses } from "../../db/queries/initial-state.js";
 import type { StateFetcher } from "./types.js";
+import { toApiUserStatus } from "../../api-records/user-status.js";
 
 export const fetchMessageState: StateFetcher = async (sc, state) => {
   state.max_message_id = await maxMessageIdForUser(sc.ctx.db, sc.realm.id, sc.user.id);
@@ -15,13 +16,7 @@ export const fetchAlertWordState: StateFetcher = async (sc, state) => {
 export const fetchUserStatusState: StateFetcher = async (sc, state) => {
   const out: Record<string, Record<string, string>> = {};
   for (const row of await listUserStatuses(sc.ctx.db, sc.realm.id)) {
-    const entry: Record<string, string> = {};
-    if (row.status_text) entry.status_text = row.status_text;
-    if (row.emoji_name) {
-      entry.emoji_name = row.emoji_name;
-      entry.emoji_code = row.emoji_code;
-      entry.reaction_type = row.reaction_type;
-    }
+    const entry = toApiUserStatus(row);
     if (Object.keys(entry).length > 0) out[String(row.user_id)] = entry;
   }
   state.user_status = out;

@@ -1,0 +1,36 @@
+/** Changing organization settings (PATCH /realm): one realm row update, then `realm` events to every active user. */
+import type { AppContext } from "../context.js";
+import type { Realm } from "../db/schema.js";
+import { withTransaction } from "../db/tx.js";
+import { sendEventOnCommit } from "../events/send.js";
+import { activeUserIds } from "../db/queries/users.js";
+import { REALM_SETTINGS } from "../lib/realm-settings.js";
+
+export interface RealmSettingChange {
+  name: string;
+  stored: number | null;
+}
+
+/** Applies checked changes (only those that differ from the current values); returns name → API value. */
+export async function doUpdateRealmSettings(ctx: AppContext, realm: Realm, changes: readonly RealmSettingChange[]): Promise<Record<string, unknown>> {
+  const changed = changes.filter((c) => realm[REALM_SETTINGS[c.name].column] !== c.stored);
+  if (changed.length === 0) return {};
+  const data: Record<string, unknown> = {};
+  await withTransaction(ctx.db, async (tx) => {
+    const set: Record<string, number | null> = {};
+    for (const c of changed) set[REALM_SETTINGS[c.name].column] = c.stored;
+    await tx.updateTable("realms").set(set).where("id", "=", realm.id).execute();
+    const recipients = await activeUserIds(tx, realm.id);
+    for (const c of changed) {
+      const setting = REALM_SETTINGS[c.name];
+      const value = setting.toApi(c.stored);
+      data[c.name] = value;
+      const event =
+        setting.event === "update_dict"
+          ? { type: "realm", op: "update_dict", property: "default", data: { [c.name]: value } }
+          : { type: "realm", op: "update", property: c.name, value };
+      sendEventOnCommit(tx, ctx, realm.id, event, recipients);
+    }
+  });
+  return data;
+}

@@ -1,0 +1,24 @@
+/** The realm_emoji table: an organization's custom emoji. */
+import type { Insertable, Selectable } from "kysely";
+import type { RealmEmojiTable } from "../schema.js";
+import type { Queryable } from "../tx.js";
+
+export type RealmEmojiRow = Selectable<RealmEmojiTable>;
+
+/** The realm's active custom emoji with this name, if any. */
+export async function findActiveRealmEmojiByName(db: Queryable, realmId: number, name: string): Promise<RealmEmojiRow | undefined> {
+  return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("name", "=", name).where("deactivated", "=", 0).executeTakeFirst();
+}
+
+/** A realm's custom emoji (active or not) by id. */
+export async function findRealmEmojiById(db: Queryable, realmId: number, id: number): Promise<RealmEmojiRow | undefined> {
+  return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("id", "=", id).executeTakeFirst();
+}
+
+export async function insertRealmEmoji(db: Queryable, row: Insertable<RealmEmojiTable>): Promise<RealmEmojiRow> {
+  return db.insertInto("realm_emoji").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateRealmEmoji(db: Queryable, realmId: number, id: number, values: { file_name?: string; deactivated?: number }): Promise<void> {
+  await db.updateTable("realm_emoji").set(values).where("realm_id", "=", realmId).where("id", "=", id).execute();
+}
