@@ -9,7 +9,7 @@ import { withTransaction, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { deleteReaction, ensureUserMessage, findReactionOnMessage, insertReaction } from "../db/queries/reactions.js";
 import { accessMessage } from "../lib/message-access.js";
-import { messageEventRecipientIds } from "../lib/message-event-recipients.js";
+import { messageEventAudience } from "../lib/message-audience.js";
 import { checkEmojiRequest, emojiDataByName } from "../lib/emoji-validation.js";
 import { DEFAULT_HISTORICAL_FLAGS } from "../lib/message-flags.js";
 import { realmHost } from "../lib/realm-host.js";
@@ -94,5 +94,5 @@ async function publishReaction(
     emoji_code: reaction.emoji_code,
     reaction_type: reaction.reaction_type,
   };
-  sendEventOnCommit(tx, ctx, realm.id, event, await messageEventRecipientIds(tx, realm.id, [message.id], channel));
+  sendEventOnCommit(tx, ctx, realm.id, event, await messageEventAudience(tx, realm.id, message, channel));
 }

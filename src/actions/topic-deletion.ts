@@ -17,7 +17,7 @@ import { deleteMessagesCascade, recomputeFirstMessageId } from "../db/queries/me
 import { topicMessageIdsNewestFirst, topicRowHolderIds } from "../db/queries/topic-deletion.js";
 import { deleteUserTopics, userTopicsForTopic } from "../db/queries/user-topics.js";
 import { channelAudience } from "../lib/channels.js";
-import { messageEventRecipientIds } from "../lib/message-event-recipients.js";
+import { messageEventAudience } from "../lib/message-audience.js";
 import { sendUserTopicEvents } from "./user-topics.js";
 
 export async function doDeleteTopic(ctx: AppContext, realm: Realm, admin: User, channel: Channel, topic: string): Promise<{ complete: boolean }> {
@@ -40,7 +40,7 @@ export async function doDeleteTopic(ctx: AppContext, realm: Realm, admin: User, 
 }
 
 async function deleteBatch(tx: Tx, ctx: AppContext, realm: Realm, channel: Channel, topic: string, ids: number[]): Promise<void> {
-  const recipients = await messageEventRecipientIds(tx, realm.id, ids, channel);
+  const recipients = await messageEventAudience(tx, realm.id, ids.map((id) => ({ id, channel_id: channel.id })), channel);
   await deleteMessagesCascade(tx, realm.id, ids);
   const messageIds = [...ids].sort((a, b) => a - b);
   sendEventOnCommit(tx, ctx, realm.id, { type: "delete_message", message_type: "stream", message_ids: messageIds, stream_id: channel.id, topic }, recipients);

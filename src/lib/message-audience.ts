@@ -54,8 +54,10 @@ export async function messageReaders(db: Queryable, realmId: number, messages: r
  * can read at least one of them, ascending. Loads the channel when not given.
  * Reactions and submessages use it with one message.
  */
-export async function messageEventAudience(db: Queryable, realmId: number, messages: Message | readonly Message[], channel?: Channel | null): Promise<number[]> {
-  const list: readonly Message[] = Array.isArray(messages) ? messages : [messages as Message];
+type MessageRef = Pick<Message, "id" | "channel_id">;
+
+export async function messageEventAudience(db: Queryable, realmId: number, messages: MessageRef | readonly MessageRef[], channel?: Channel | null): Promise<number[]> {
+  const list: readonly MessageRef[] = Array.isArray(messages) ? messages : [messages as MessageRef];
   if (list.length === 0) return [];
   const channelId = list[0].channel_id;
   let where: Channel | null = channel ?? null;
