@@ -7,7 +7,7 @@ import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
 import { deleteAllDraftsOf } from "../db/queries/drafts.js";
-import { activeRealmUsers, activeUserIds, findUserById, updateUserRow } from "../db/queries/users.js";
+import { findUserById, updateUserRow } from "../db/queries/users.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { realmHost } from "../lib/realm-host.js";
 import { EmailVisibility } from "../lib/roles.js";
