@@ -71,6 +71,30 @@ export const NEWER_FIELDS: readonly AllowedField[] = [
     source: "upstream zerver/lib/exceptions.py ValidationFailureError (data field `errors`, a field → messages map) raised by the linkifier views",
   },
   {
+    field: "navigation_views",
+    what: /^POST \/register /,
+    at: /^$/,
+    source: "upstream-newer.md §12 (navigation views, feature level 390: register state `navigation_views`, zerver/lib/navigation_views.py, verified)",
+  },
+  {
+    field: "push_devices",
+    what: /^POST \/register /,
+    at: /^$/,
+    source: "upstream-newer.md §11 (push registration: register response field `push_devices`, map from push account id to device status)",
+  },
+  {
+    field: "reminders",
+    what: /^POST \/register /,
+    at: /^$/,
+    source: "upstream-newer.md §13 (reminders: GET/DELETE and register state and events at feature level 399, zerver/lib/reminders.py, verified)",
+  },
+  {
+    field: "objections",
+    what: /^POST \/user_groups\/\{user_group_id\}\/deactivate .*HTTP 400$/,
+    at: /^$/,
+    source: "the file's own example of CANNOT_DEACTIVATE_GROUP_IN_USE (deactivate-user-group, feature level 298) carries `objections`; its schema (CodedError) omits it",
+  },
+  {
     field: "is_system_bot",
     what: /^GET \/users\/\{user_id\} /,
     at: /^\/user$/,
@@ -112,6 +136,26 @@ export const NEWER_EVENT_FORMS: ReadonlyArray<{ key: string; matches: (event: Js
     },
     source:
       "the `simplified_presence_events` client capability (presence events carrying `presences` in the modern format), upstream zulip.yaml after 10.2 as published in the zulip-api crate 0.0.8 (src/message/client_capabilities.rs)",
+  },
+  {
+    key: "stream/update",
+    matches: (event) => event.property === "first_message_id" && event.value === null,
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type", "op", "stream_id", "name", "property", "value"],
+      properties: {
+        type: { enum: ["stream"] },
+        op: { enum: ["update"] },
+        id: { type: "integer" },
+        stream_id: { type: "integer" },
+        name: { type: "string" },
+        property: { enum: ["first_message_id"] },
+        value: { type: "null" },
+      },
+    },
+    source:
+      "upstream zerver/actions/message_delete.py check_update_first_message_id sends `value` = the channel's new first_message_id, None once its last message is deleted; the file's stream/update schema has no null value",
   },
 ];
 
