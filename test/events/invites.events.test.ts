@@ -32,13 +32,7 @@ describe("invites_changed", () => {
 
 describe("signing up through an invitation", () => {
   it("keeps another user's full /register state current (new user, groups, subscribers)", async () => {
-    const groupId = (
-      await s.db
-        .insertInto("user_groups")
-        .values({ realm_id: s.realm.realm.id, name: "signup-crew", description: "", date_created: 0 })
-        .returning("id")
-        .executeTakeFirstOrThrow()
-    ).id;
+    const groupId = expectSuccess(await s.api.post(s.realm.owner, "/user_groups/create", { name: "signup-crew", description: "", members: [] })).group_id as number;
     const general = await s.db.selectFrom("channels").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", "general").executeTakeFirstOrThrow();
     expectSuccess(await s.api.post(s.realm.owner, "/invites", { invitee_emails: "joiner@example.com", stream_ids: [general.id], group_ids: [groupId] }));
     const key = (await s.db.selectFrom("invites").select("link_key").where("email", "=", "joiner@example.com").executeTakeFirstOrThrow()).link_key!;
