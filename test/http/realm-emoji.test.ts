@@ -199,6 +199,17 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     expect(published).toEqual([]);
   });
 
+  it("two simultaneous uploads of one name: one wins, the other is refused and leaves no file behind", async () => {
+    const png = await pngImage();
+    const filesBefore = storedFiles();
+    const results = await Promise.all([1, 2].map(() => postFiles(s, s.realm.member, "/realm/emoji/racing", [file(png)])));
+    const statuses = results.map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([200, 400]);
+    expectError(results.find((r) => r.statusCode === 400)!, "A custom emoji with this name already exists.");
+    const { row } = await uploaded("racing");
+    expect(storedFiles()).toEqual([...filesBefore, row.file_name].sort());
+  });
+
   it("a body far over the emoji limit is cut at the route's body limit (413)", async () => {
     const res = await postFiles(s, s.realm.member, "/realm/emoji/enormous", [file(Buffer.alloc(9 * 1024 * 1024))]);
     expect(res.statusCode).toBe(413);
