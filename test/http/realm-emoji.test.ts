@@ -5,6 +5,7 @@ import type { PublishedEvent } from "../../src/events/publisher.js";
 import { readdirSync } from "node:fs";
 import sharp from "sharp";
 import { emojiFolder } from "../../src/lib/emoji-files.js";
+import { isUniqueViolation } from "../../src/db/queries/realm-emoji.js";
 import { snapshotDb } from "../support/fuzz.js";
 import { animatedGif, pngImage, postFiles, type UploadFile } from "../support/multipart.js";
 
@@ -208,6 +209,17 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     expectError(results.find((r) => r.statusCode === 400)!, "A custom emoji with this name already exists.");
     const { row } = await uploaded("racing");
     expect(storedFiles()).toEqual([...filesBefore, row.file_name].sort());
+  });
+
+  it("the database holds one active emoji per name in an organization (the race's last guard)", async () => {
+    const row = { realm_id: s.realm.realm.id, name: "guarded", file_name: "g.png", author_id: s.realm.member.id };
+    await s.db.insertInto("realm_emoji").values(row).execute();
+    const err = await s.db.insertInto("realm_emoji").values(row).execute().then(() => null, (e: unknown) => e);
+    expect(isUniqueViolation(err)).toBe(true);
+    // Deactivated rows do not count; another organization has its own names.
+    await s.db.insertInto("realm_emoji").values({ ...row, deactivated: 1 }).execute();
+    await s.db.insertInto("realm_emoji").values({ ...row, realm_id: s.other.realm.id }).execute();
+    await s.db.deleteFrom("realm_emoji").where("name", "=", "guarded").execute();
   });
 
   it("a body far over the emoji limit is cut at the route's body limit (413)", async () => {
