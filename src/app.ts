@@ -9,6 +9,7 @@ import { limitBodySize } from "./http/body/size-limit.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
+import { registerEmojiFiles } from "./http/emoji-files.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -60,5 +61,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addHook("preClose", async () => ctx.eventQueues.stop());
   registerRoutes(app, ctx, allRoutes);
   registerSignupPages(app, ctx);
+  registerEmojiFiles(app, ctx);
   return app;
 }

@@ -57,6 +57,8 @@ export interface RealmTable {
   can_mention_many_users_group_id: Default<number | null>;
   can_access_all_users_group_id: Default<number | null>;
   direct_message_permission_group_id: Default<number | null>;
+  /** Who may upload custom emoji (migration 0012). */
+  can_add_custom_emoji_group_id: Default<number | null>;
   /** The realm's system notification bot (a users row; see lib/notification-bot.ts). */
   notification_bot_id: Default<number | null>;
   /** Where channels created with `announce` are announced; null: nowhere. */
@@ -245,6 +247,8 @@ export interface RealmEmojiTable {
   file_name: string;
   author_id: Default<number | null>;
   deactivated: Default<Flag>;
+  /** The image is animated; a still PNG of its first frame is stored too (migration 0012). */
+  is_animated: Default<Flag>;
 }
 
 export interface DraftTable {

@@ -54,3 +54,27 @@ export async function checkEmojiRequest(db: Queryable, realmId: number, name: st
     throw new ApiError("Invalid emoji type.");
   }
 }
+
+/**
+ * Parley's own bound on custom emoji names (upstream stores any length); long enough for
+ * every built-in name, short enough to stay readable in a picker.
+ */
+export const MAX_EMOJI_NAME_LENGTH = 60;
+
+/**
+ * Upstream check_valid_emoji_name, on a name already normalized (trimmed, spaces made
+ * underscores): lowercase letters, digits, `-` and `_`, ending in a letter or digit.
+ */
+export function checkValidEmojiName(name: string): void {
+  if (name === "") throw new ApiError("Emoji name is missing");
+  if (!/^[0-9a-z_-]+$/.test(name)) {
+    throw new ApiError("Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.");
+  }
+  if (/[_-]$/.test(name)) throw new ApiError("Emoji names must end with either a letter or digit.");
+  if (name.length > MAX_EMOJI_NAME_LENGTH) throw new ApiError(`Emoji name is too long (limit: ${MAX_EMOJI_NAME_LENGTH} characters)`);
+}
+
+/** Upstream's upload form of a name: surrounding whitespace dropped, spaces read as underscores. */
+export function normalizeEmojiName(raw: string): string {
+  return raw.trim().replaceAll(" ", "_");
+}

@@ -61,4 +61,5 @@ export const REALM_GROUP_SETTING_DEFAULTS = {
   can_mention_many_users_group_id: "role:administrators",
   can_access_all_users_group_id: "role:everyone",
   direct_message_permission_group_id: "role:everyone",
+  can_add_custom_emoji_group_id: "role:members",
 } as const satisfies Record<string, SystemGroupName>;

@@ -19,6 +19,20 @@ export async function insertRealmEmoji(db: Queryable, row: Insertable<RealmEmoji
   return db.insertInto("realm_emoji").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function updateRealmEmoji(db: Queryable, realmId: number, id: number, values: { file_name?: string; deactivated?: number }): Promise<void> {
+export async function updateRealmEmoji(db: Queryable, realmId: number, id: number, values: { file_name?: string; deactivated?: number; is_animated?: number }): Promise<void> {
   await db.updateTable("realm_emoji").set(values).where("realm_id", "=", realmId).where("id", "=", id).execute();
+}
+
+/** A unique-index violation (both engines): another active emoji already holds the name. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || (typeof e?.message === "string" && e.message.includes("UNIQUE constraint failed"));
+}
+
+/** The realm's custom emoji (active or not) stored under one of these file names, if any. */
+export async function findRealmEmojiByFileName(db: Queryable, realmId: number, fileNames: readonly string[], animatedOnly: boolean): Promise<RealmEmojiRow | undefined> {
+  if (fileNames.length === 0) return undefined;
+  let q = db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("file_name", "in", [...fileNames]);
+  if (animatedOnly) q = q.where("is_animated", "=", 1);
+  return q.executeTakeFirst();
 }

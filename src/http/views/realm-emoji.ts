@@ -1,15 +1,38 @@
-/** Custom emoji: GET /realm/emoji and DELETE /realm/emoji/{emoji_name} (uploading is not built yet). */
-import { doDeactivateRealmEmoji } from "../../actions/realm-emoji.js";
+/** Custom emoji: GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name}. */
+import { doDeactivateRealmEmoji, doUploadRealmEmoji, MAX_EMOJI_FILE_SIZE_MIB } from "../../actions/realm-emoji.js";
 import { toApiRealmEmoji } from "../../api-records/realm-emoji.js";
 import { listRealmEmoji } from "../../db/queries/initial-state.js";
+import { normalizeEmojiName } from "../../lib/emoji-validation.js";
 import { parseParams } from "../params/parse.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { route } from "../route.js";
+
+/**
+ * The body may carry a file somewhat over the emoji limit, so that it gets upstream's
+ * "larger than the allowed limit" message rather than the generic 413.
+ */
+const UPLOAD_BODY_BYTES = (MAX_EMOJI_FILE_SIZE_MIB + 3) * 1024 * 1024;
 
 /** GET /api/v1/realm/emoji */
 async function listEmoji(req: AuthedRequest): Promise<ViewResult> {
   parseParams(req, {});
   return { emoji: toApiRealmEmoji(req.realm.id, await listRealmEmoji(req.ctx.db, req.realm.id)) };
+}
+
+/** The multipart body's files (the multipart parser keeps them as Buffers, text fields as strings). */
+function uploadedFiles(req: AuthedRequest): Buffer[] {
+  const body = req.raw.body;
+  if (!body || typeof body !== "object") return [];
+  return Object.values(body as Record<string, unknown>)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter((v): v is Buffer => Buffer.isBuffer(v));
+}
+
+/** POST /api/v1/realm/emoji/{emoji_name} (multipart: exactly one image file) */
+async function uploadEmoji(req: AuthedRequest): Promise<ViewResult> {
+  parseParams(req, {});
+  await doUploadRealmEmoji(req.ctx, req.realm, req.user, normalizeEmojiName(req.pathParams.emoji_name ?? ""), uploadedFiles(req));
+  return {};
 }
 
 /** DELETE /api/v1/realm/emoji/{emoji_name} */
@@ -19,4 +42,8 @@ async function deactivateEmoji(req: AuthedRequest): Promise<ViewResult> {
   return {};
 }
 
-export const routes = [route("GET", "/realm/emoji", listEmoji), route("DELETE", "/realm/emoji/{emoji_name}", deactivateEmoji)];
+export const routes = [
+  route("GET", "/realm/emoji", listEmoji),
+  route("POST", "/realm/emoji/{emoji_name}", uploadEmoji, { maxBodyBytes: UPLOAD_BODY_BYTES }),
+  route("DELETE", "/realm/emoji/{emoji_name}", deactivateEmoji),
+];
