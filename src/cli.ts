@@ -27,21 +27,21 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function runCommand(command: Command, args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseCommandArgs(command, args);
-  } catch (err) {
-    if (err instanceof UsageError) throw new CommandUsageError(command, err.message);
-    throw err;
-  }
+  const parsed = await withUsage(command, async () => parseCommandArgs(command, args));
   if (parsed.help) return stdout(commandUsage(command));
+  await withUsage(command, async () => command.check?.(parsed.values, parsed.positionals));
   const config = loadConfig();
   if (command.usesDatabase !== false) {
     announceDatabase(config);
     if (!command.createsDatabase) checkDatabaseExists(config);
   }
+  return withUsage(command, () => command.run(config, parsed.values, parsed.positionals));
+}
+
+/** A usage mistake found inside a command is reported with that command's usage. */
+async function withUsage<T>(command: Command, work: () => Promise<T>): Promise<T> {
   try {
-    return await command.run(config, parsed.values, parsed.positionals);
+    return await work();
   } catch (err) {
     if (err instanceof UsageError && !(err instanceof CommandUsageError)) throw new CommandUsageError(command, err.message);
     throw err;

@@ -14,6 +14,7 @@ export const changeRole: Command = {
   details: `Roles: ${ROLE_CHOICES}. --email also takes a user id. The only owner cannot be demoted.`,
   options: { email: { type: "string" }, role: { type: "string" }, ...SUBDOMAIN_OPTION },
   required: ["email", "role"],
+  check: (values) => void parseRole(stringOption(values, "role")!),
   async run(config, values) {
     const role = parseRole(stringOption(values, "role")!);
     return withDatabase(config, async (ctx) => {

@@ -22,5 +22,7 @@ export interface Command {
   createsDatabase?: boolean;
   /** Whether the command opens the database at all (outbox does not). */
   usesDatabase?: boolean;
+  /** Checks of option values that need no database (run before it is opened). */
+  check?(values: OptionValues, positionals: string[]): void;
   run(config: Config, values: OptionValues, positionals: string[]): Promise<number>;
 }

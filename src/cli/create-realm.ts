@@ -22,6 +22,9 @@ export const createRealm: Command = {
     json: { type: "boolean", default: false },
   },
   required: ["name", "owner-email", "owner-name"],
+  check(values) {
+    if (!isValidEmail(stringOption(values, "owner-email")!)) throw new UsageError("Enter a valid email address.");
+  },
   createsDatabase: true,
   async run(config, values) {
     const email = stringOption(values, "owner-email")!;

@@ -25,6 +25,10 @@ export const createUser: Command = {
     json: { type: "boolean", default: false },
   },
   required: ["email", "full-name"],
+  check(values) {
+    if (!isValidEmail(stringOption(values, "email")!)) throw new UsageError("Enter a valid email address.");
+    parseRole(stringOption(values, "role")!);
+  },
   async run(config, values) {
     const email = stringOption(values, "email")!;
     if (!isValidEmail(email)) throw new UsageError("Enter a valid email address.");
