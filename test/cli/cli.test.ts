@@ -12,6 +12,7 @@ import { openDb } from "../../src/db/connect.js";
 import type { DB } from "../../src/db/schema.js";
 import { verifyPassword } from "../../src/lib/secrets.js";
 import { contextFor } from "../../src/server.js";
+import { injectChecked } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { cliEnv, ensureBuilt, hasStack, runCli, tempDataDir, type CliResult } from "./run-cli.js";
 
@@ -199,7 +200,7 @@ describe("export and import", () => {
     const owner = await database().selectFrom("users").selectAll().where("delivery_email", "=", "owner@acme.test").executeTakeFirstOrThrow();
     const auth = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`;
     const post = (url: string, payload: Record<string, string>, host = "localhost:9991", who = auth(owner.delivery_email, owner.api_key)) =>
-      app.inject({ method: "POST", url, payload: new URLSearchParams(payload).toString(), headers: { host, authorization: who, "content-type": "application/x-www-form-urlencoded" } });
+      injectChecked(app, { method: "POST", url, payload: new URLSearchParams(payload).toString(), headers: { host, authorization: who, "content-type": "application/x-www-form-urlencoded" } });
     const channel = await database().selectFrom("channels").select(["id", "name"]).where("realm_id", "=", owner.realm_id).orderBy("id").executeTakeFirstOrThrow();
     const sent = await post("/api/v1/messages", { type: "stream", to: channel.name, topic: "launch", content: "Hello **all**" });
     expect(sent.json()).toMatchObject({ result: "success" });
@@ -222,11 +223,11 @@ describe("export and import", () => {
     const copyApp = await buildApp(contextFor(config, database()));
     try {
       const host = "copy.localhost:9991";
-      const login = await copyApp.inject({ method: "POST", url: "/api/v1/fetch_api_key", payload: "username=ada%40acme.test&password=x", headers: { host, "content-type": "application/x-www-form-urlencoded" } });
+      const login = await injectChecked(copyApp, { method: "POST", url: "/api/v1/fetch_api_key", payload: "username=ada%40acme.test&password=x", headers: { host, "content-type": "application/x-www-form-urlencoded" } });
       expect(login.json()).toMatchObject({ result: "error", code: "AUTHENTICATION_FAILED" });
       const copyAda = await database().selectFrom("users").selectAll().where("delivery_email", "=", "ada@acme.test").where("realm_id", "!=", owner.realm_id).executeTakeFirstOrThrow();
       expect(copyAda.api_key).not.toBe((await database().selectFrom("users").select("api_key").where("id", "=", ada.id).executeTakeFirstOrThrow()).api_key);
-      const res = await copyApp.inject({
+      const res = await injectChecked(copyApp, {
         method: "GET",
         url: `/api/v1/messages?anchor=newest&num_before=10&num_after=0`,
         headers: { host, authorization: auth("ada@acme.test", copyAda.api_key) },
