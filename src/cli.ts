@@ -4,6 +4,7 @@
  * dispatches, checks the database, and turns every failure into one line (exit 2 for a
  * mistake in the command line, followed by its usage; exit 1 for a failure), never a stack.
  */
+import path from "node:path";
 import { ConfigError, loadConfig } from "./config.js";
 import { ApiError } from "./errors.js";
 import { StartupError } from "./server.js";
@@ -31,7 +32,9 @@ async function runCommand(command: Command, args: string[]): Promise<number> {
   if (parsed.help) return stdout(commandUsage(command));
   await withUsage(command, async () => command.check?.(parsed.values, parsed.positionals));
   const config = loadConfig();
-  if (command.usesDatabase !== false) {
+  if (command.usesDatabase === false) {
+    process.stderr.write(`parley: using the data folder ${path.resolve(config.dataDir)} (PARLEY_DATA_DIR=${config.dataDir})\n`);
+  } else {
     announceDatabase(config);
     if (!command.createsDatabase) checkDatabaseExists(config);
   }

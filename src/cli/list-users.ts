@@ -1,4 +1,5 @@
 /** `parley list-users`: the users of one organization, bots included, with role and state. */
+import { listRealmUserRows } from "../db/queries/users.js";
 import type { Command } from "./command.js";
 import { withDatabase } from "./database.js";
 import { findRealm, SUBDOMAIN_OPTION } from "./organization.js";
@@ -13,13 +14,7 @@ export const listUsers: Command = {
   async run(config, values) {
     return withDatabase(config, async (ctx) => {
       const realm = await findRealm(ctx, String(values.subdomain));
-      const users = await ctx.db
-        .selectFrom("users")
-        .select(["id", "delivery_email", "full_name", "role", "is_active", "is_bot"])
-        .where("realm_id", "=", realm.id)
-        .where("id", "!=", realm.notification_bot_id ?? -1)
-        .orderBy("id")
-        .execute();
+      const users = await listRealmUserRows(ctx.db, realm.id, realm.notification_bot_id);
       const rows = users.map((u) => ({
         id: u.id,
         email: u.delivery_email,

@@ -2,7 +2,7 @@
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import { findRealmBySubdomain, listRealms } from "../db/queries/realms.js";
-import { findUserByDeliveryEmail, findUserById } from "../db/queries/users.js";
+import { findUserByDeliveryEmail, findUserById, firstActiveOwner } from "../db/queries/users.js";
 import { Role } from "../lib/roles.js";
 import type { OptionSpec } from "./command.js";
 import { CommandError } from "./usage-error.js";
@@ -31,15 +31,7 @@ export async function findUser(ctx: AppContext, realm: Realm, emailOrId: string)
  * owner (the server operator has an owner's powers), so the actions' rules still apply.
  */
 export async function actingOwner(ctx: AppContext, realm: Realm): Promise<User> {
-  const owner = await ctx.db
-    .selectFrom("users")
-    .selectAll()
-    .where("realm_id", "=", realm.id)
-    .where("role", "=", Role.OWNER)
-    .where("is_active", "=", 1)
-    .where("is_bot", "=", 0)
-    .orderBy("id")
-    .executeTakeFirst();
+  const owner = await firstActiveOwner(ctx.db, realm.id, Role.OWNER);
   if (!owner) throw new CommandError(`organization '${realm.string_id}' has no active owner to act as`);
   return owner;
 }

@@ -11,6 +11,7 @@ export const serve: Command = {
   details: "--port and --host override PORT and HOST. Refuses to start when another server uses the same SQLite data folder.",
   options: { port: { type: "string", short: "p" }, host: { type: "string" } },
   createsDatabase: true,
+  check: (values) => void intOption(values, "port"),
   async run(_config, values) {
     const port = intOption(values, "port");
     const host = stringOption(values, "host");

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { openDb } from "../../src/db/connect.js";
@@ -15,6 +15,9 @@ import { contextFor } from "../../src/server.js";
 import { injectChecked } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { cliEnv, ensureBuilt, hasStack, runCli, tempDataDir, type CliResult } from "./run-cli.js";
+
+// Each test runs a few processes of a second or so; on a loaded machine that takes longer.
+vi.setConfig({ testTimeout: 120_000 });
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
@@ -88,6 +91,7 @@ describe("help and mistakes", () => {
     expectUsageError(role, "invalid role 'boss'; use one of: owner (100), administrator or admin (200), moderator (300), member (400), guest (600)", "Usage: parley change-role --email E --role R [--subdomain S]");
     expectUsageError(helpBogus, "unknown command 'bogus'", "Usage: parley <command> [options]");
     expectUsageError(extra, "unexpected argument 'stray'", "Usage: parley list-users [--subdomain S] [--json]");
+    expectUsageError(await parley("serve", "--port", "eighty"), "--port must be a whole number, not 'eighty'", "Usage: parley serve [--port N] [--host H]");
     const required = await parley("create-realm", "--name", "X");
     expectUsageError(required, "create-realm needs --owner-email", "Usage: parley create-realm --name N --owner-email E --owner-name N [--password P] [--subdomain S] [--json]");
   });
@@ -173,6 +177,7 @@ describe("administration", () => {
     expect(mailed).toMatch(/^New password for ada@acme\.test mailed to the outbox \(.+\.eml\)\.\n$/);
     const outbox = await runCli(["outbox", "--json"], env);
     expect(outbox.code).toBe(0);
+    expect(outbox.stderr).toBe(`parley: using the data folder ${dataDir} (PARLEY_DATA_DIR=${dataDir})\n`);
     const entries = JSON.parse(outbox.stdout);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ to: "ada@acme.test", subject: "Your new password for Acme" });

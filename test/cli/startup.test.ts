@@ -6,8 +6,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CLI, ROOT, cliEnv, ensureBuilt, hasStack, runCli, tempDataDir } from "./run-cli.js";
+
+// Each test runs a few processes of a second or so; on a loaded machine that takes longer.
+vi.setConfig({ testTimeout: 120_000 });
 
 let dataDir: string;
 let server: ChildProcess | undefined;
