@@ -1,136 +1,99 @@
 #!/usr/bin/env node
-/** The `parley` command: serve, migrate, create-realm, create-user. */
-import { parseArgs } from "node:util";
-import { loadConfig } from "./config.js";
-import { createContext, startServer } from "./server.js";
-import { doCreateRealm } from "./actions/realms.js";
-import { doCreateUser } from "./actions/users-create.js";
+/**
+ * The `parley` command. Each command lives in src/cli/ and declares its options; this file
+ * dispatches, checks the database, and turns every failure into one line (exit 2 for a
+ * mistake in the command line, followed by its usage; exit 1 for a failure), never a stack.
+ */
+import path from "node:path";
+import { ConfigError, loadConfig } from "./config.js";
 import { ApiError } from "./errors.js";
-import { findRealmBySubdomain } from "./db/queries/realms.js";
-import { ALL_ROLES, Role } from "./lib/roles.js";
-import { generatePassword } from "./lib/secrets.js";
-import { checkFullName, isValidEmail } from "./lib/user-validation.js";
-import { outboxCommand } from "./cli-outbox.js";
-
-const USAGE = `Usage: parley <command> [options]
-
-Commands:
-  serve                     Run the server (PORT, HOST, PARLEY_DATA_DIR, DATABASE_URL, PARLEY_EXTERNAL_HOST)
-  migrate                   Create or upgrade the database schema
-  create-realm --name N --owner-email E --owner-name N [--password P] [--subdomain S] [--json]
-  create-user --email E --full-name N [--password P] [--role 100|200|300|400|600] [--subdomain S] [--json]
-  outbox [--json] [FILE]    List the mail kept in PARLEY_DATA_DIR/outbox (no SMTP configured), or print one message
-`;
+import { StartupError } from "./server.js";
+import { ServerLockedError } from "./server-lock.js";
+import { parseCommandArgs } from "./cli/args.js";
+import { COMMANDS, findCommand } from "./cli/commands.js";
+import type { Command } from "./cli/command.js";
+import { announceDatabase, checkDatabaseExists } from "./cli/database.js";
+import { commandUsage, globalUsage, packageVersion } from "./cli/help.js";
+import { CommandError, UsageError } from "./cli/usage-error.js";
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [first, ...rest] = argv;
+  if (first === "--help" || first === "-h") return stdout(globalUsage(COMMANDS));
+  if (first === "--version" || first === "-v" || first === "version") return stdout(`parley ${packageVersion()}\n`);
+  if (first === "help") return help(rest);
+  if (first !== undefined && first.startsWith("-")) throw new UsageError(`unknown option '${first}' (give a command first)`);
+  const command = findCommand(first ?? "serve");
+  if (!command) throw new UsageError(`unknown command '${first}'`);
+  return runCommand(command, rest);
+}
+
+async function runCommand(command: Command, args: string[]): Promise<number> {
+  const parsed = await withUsage(command, async () => parseCommandArgs(command, args));
+  if (parsed.help) return stdout(commandUsage(command));
+  await withUsage(command, async () => command.check?.(parsed.values, parsed.positionals));
   const config = loadConfig();
-  switch (command) {
-    case "serve":
-    case undefined: {
-      const { app } = await startServer(config);
-      const stop = async () => {
-        await app.close();
-        process.exit(0);
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-      return -1;
-    }
-    case "migrate": {
-      const ctx = await createContext(config);
-      await ctx.db.destroy();
-      console.log("Database is up to date.");
-      return 0;
-    }
-    case "create-realm":
-      return createRealm(config, rest);
-    case "create-user":
-      return createUser(config, rest);
-    case "outbox":
-      return outboxCommand(config, rest);
-    default:
-      process.stderr.write(USAGE);
-      return command === "help" || command === "--help" ? 0 : 2;
+  if (command.usesDatabase === false) {
+    process.stderr.write(`parley: using the data folder ${path.resolve(config.dataDir)} (PARLEY_DATA_DIR=${config.dataDir})\n`);
+  } else {
+    announceDatabase(config);
+    if (!command.createsDatabase) checkDatabaseExists(config);
   }
+  return withUsage(command, () => command.run(config, parsed.values, parsed.positionals));
 }
 
-async function createRealm(config: ReturnType<typeof loadConfig>, args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      name: { type: "string" },
-      "owner-email": { type: "string" },
-      "owner-name": { type: "string" },
-      password: { type: "string" },
-      subdomain: { type: "string", default: "" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  const { name, "owner-email": email, "owner-name": ownerName } = values;
-  if (!name || !email || !ownerName) return usageError("create-realm needs --name, --owner-email and --owner-name");
-  if (!isValidEmail(email)) return usageError("Enter a valid email address.");
-  const password = values.password ?? generatePassword();
-  const ctx = await createContext(config);
+/** A usage mistake found inside a command is reported with that command's usage. */
+async function withUsage<T>(command: Command, work: () => Promise<T>): Promise<T> {
   try {
-    const { realm, owner } = await doCreateRealm(ctx, {
-      name,
-      subdomain: values.subdomain!,
-      ownerEmail: email,
-      ownerName: checkFullName(ownerName),
-      ownerPassword: password,
-    });
-    const out: Record<string, unknown> = { realm_id: realm.id, user_id: owner.id, email: owner.delivery_email, api_key: owner.api_key };
-    if (values.password === undefined) out.password = password;
-    console.log(values.json ? JSON.stringify(out) : `Created organization ${realm.id} with owner ${owner.delivery_email}.\n${JSON.stringify(out)}`);
-    return 0;
-  } finally {
-    await ctx.db.destroy();
+    return await work();
+  } catch (err) {
+    if (err instanceof UsageError && !(err instanceof CommandUsageError)) throw new CommandUsageError(command, err.message);
+    throw err;
   }
 }
 
-async function createUser(config: ReturnType<typeof loadConfig>, args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      email: { type: "string" },
-      "full-name": { type: "string" },
-      password: { type: "string" },
-      role: { type: "string", default: String(Role.MEMBER) },
-      subdomain: { type: "string", default: "" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  if (!values.email || !values["full-name"]) return usageError("create-user needs --email and --full-name");
-  if (!isValidEmail(values.email)) return usageError("Enter a valid email address.");
-  const role = Number(values.role);
-  if (!ALL_ROLES.includes(role)) return usageError("Invalid role");
-  const password = values.password ?? generatePassword();
-  const ctx = await createContext(config);
-  try {
-    const realm = await findRealmBySubdomain(ctx.db, values.subdomain!);
-    if (!realm) return usageError(`No organization with subdomain '${values.subdomain}'; run create-realm first.`);
-    const user = await doCreateUser(ctx, realm, { email: values.email, fullName: checkFullName(values["full-name"]), password, role });
-    const out: Record<string, unknown> = { realm_id: realm.id, user_id: user.id, email: user.delivery_email, api_key: user.api_key };
-    if (values.password === undefined) out.password = password;
-    console.log(JSON.stringify(out));
-    return 0;
-  } finally {
-    await ctx.db.destroy();
+function help(args: string[]): number {
+  if (args.length === 0) return stdout(globalUsage(COMMANDS));
+  const command = findCommand(args[0]!);
+  if (!command) throw new UsageError(`unknown command '${args[0]}'`);
+  return stdout(commandUsage(command));
+}
+
+class CommandUsageError extends UsageError {
+  constructor(
+    readonly command: Command,
+    message: string,
+  ) {
+    super(message);
   }
 }
 
-function usageError(message: string): number {
-  process.stderr.write(`parley: ${message}\n`);
-  return 2;
+function stdout(text: string): number {
+  process.stdout.write(text);
+  return 0;
+}
+
+/** Failures whose message is meant for the operator as it is. */
+const EXPLAINED = [CommandError, ConfigError, StartupError, ServerLockedError, ApiError];
+
+function report(err: unknown): number {
+  if (err instanceof UsageError) {
+    const usage = err instanceof CommandUsageError ? commandUsage(err.command) : globalUsage(COMMANDS);
+    process.stderr.write(`parley: ${err.message}\n${usage}`);
+    return 2;
+  }
+  const e = err as Error;
+  if (EXPLAINED.some((k) => err instanceof k)) {
+    process.stderr.write(`parley: ${e.message}\n`);
+    return 1;
+  }
+  // Unexpected: still one line, the stack only on request.
+  process.stderr.write(`parley: ${e?.message ?? String(err)}${process.env.PARLEY_DEBUG ? `\n${e?.stack}` : " (set PARLEY_DEBUG=1 for details)"}\n`);
+  return 1;
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
-  (err: unknown) => {
-    process.stderr.write(`parley: ${err instanceof ApiError ? err.message : String((err as Error)?.stack ?? err)}\n`);
-    process.exit(1);
-  },
+  (err: unknown) => process.exit(report(err)),
 );

@@ -1,4 +1,6 @@
 /** Typed settings read once from the environment. */
+import { databaseUrlProblem } from "./db/location.js";
+
 export interface Config {
   port: number;
   host: string;
@@ -45,8 +47,13 @@ export interface Config {
   deleteTopicBudgetMs: number;
 }
 
+/** A setting the server cannot work with; its message is one line meant for the operator. */
+export class ConfigError extends Error {}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFromEnv(env.PORT, 9991);
+  const urlProblem = env.DATABASE_URL ? databaseUrlProblem(env.DATABASE_URL) : undefined;
+  if (urlProblem) throw new ConfigError(urlProblem);
   const pushKeys = pushKeyPairsFromEnv(env.PARLEY_PUSH_RELAY_KEYS);
   return {
     port,
@@ -78,7 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function intFromEnv(value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`Invalid integer in environment: ${value}`);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`Invalid integer in environment: ${value}`);
   return n;
 }
 
@@ -88,7 +95,7 @@ function pushKeyPairsFromEnv(value: string | undefined): Map<string, string> {
   for (const item of (value ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
     const [pub, priv, extra] = item.split(":");
     const ok = (k: string | undefined) => k !== undefined && /^[A-Za-z0-9+/]{43}=$/.test(k);
-    if (extra !== undefined || !ok(pub) || !ok(priv)) throw new Error("Invalid PARLEY_PUSH_RELAY_KEYS: expected PUBLIC:PRIVATE pairs of base64 keys");
+    if (extra !== undefined || !ok(pub) || !ok(priv)) throw new ConfigError("Invalid PARLEY_PUSH_RELAY_KEYS: expected PUBLIC:PRIVATE pairs of base64 keys");
     pairs.set(pub!, priv!);
   }
   return pairs;

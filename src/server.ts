@@ -1,22 +1,35 @@
 /** Starting and stopping a server: open the database, migrate, build the app, listen, start jobs. */
-import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
 import { migrateToLatest, openDb } from "./db/connect.js";
+import { describeDatabase, sqlitePathFor } from "./db/location.js";
+import { listRealms } from "./db/queries/realms.js";
 import type { Db } from "./db/tx.js";
 import { InProcessEventBus } from "./events/publisher.js";
 import { InMemoryRateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
 import { systemClock } from "./jobs/clock.js";
 import { DeliveryJob } from "./jobs/scheduled-delivery.js";
+import { realmUrl } from "./lib/realm-host.js";
+import { acquireServerLock, type ServerLock } from "./server-lock.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
-  const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.sqlite3") });
-  await migrateToLatest(db);
-  return contextFor(config, db);
+  return (await openContext(config)).ctx;
+}
+
+/** The context on an open, migrated database, and the migrations that opening applied. */
+export async function openContext(config: Config): Promise<{ ctx: AppContext; applied: string[] }> {
+  const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: sqlitePathFor(config.dataDir) });
+  try {
+    const applied = await migrateToLatest(db);
+    return { ctx: contextFor(config, db), applied };
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
 }
 
 /** The context of a server on an open, migrated database: in-process event bus, queues, limits. */
@@ -51,17 +64,74 @@ export function loggerOptions(level: string) {
   };
 }
 
-export async function startServer(config: Config): Promise<{ app: FastifyInstance; ctx: AppContext }> {
-  const ctx = await createContext(config);
-  const app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
-  const delivery = new DeliveryJob(ctx, systemClock);
-  ctx.now = () => systemClock.now();
-  app.addHook("onClose", async () => {
-    await delivery.stop();
-    await ctx.db.destroy();
-  });
-  await app.listen({ port: config.port, host: config.host });
-  // Everything that came due while the server was down is delivered now, then on time.
-  void delivery.start();
-  return { app, ctx };
+/** A reason the server cannot start, meant to be printed as one line (no stack). */
+export class StartupError extends Error {}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Closes queues, connections and the database, logging each, and releases the lock. */
+  shutdown(reason: string): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  // SQLite: one server per data folder, or two processes would split the event queues.
+  const lock: ServerLock | undefined = config.databaseUrl === undefined ? acquireServerLock(config.dataDir) : undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    const { ctx, applied } = await openContext(config);
+    app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
+    const delivery = new DeliveryJob(ctx, systemClock);
+    ctx.now = () => systemClock.now();
+    app.addHook("onClose", async () => {
+      await delivery.stop();
+      await ctx.db.destroy();
+    });
+    await logStartup(app, ctx, applied);
+    await listen(app, config);
+    // Everything that came due while the server was down is delivered now, then on time.
+    void delivery.start();
+    return { app, ctx, shutdown: (reason) => shutdown(app!, ctx, lock, reason) };
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
+}
+
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new StartupError(`Port ${config.port} on ${config.host} is already in use (another server?); stop it or set PORT to a free port.`);
+    if (code === "EACCES") throw new StartupError(`Not allowed to listen on port ${config.port} on ${config.host}; set PORT to a port above 1023.`);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new StartupError(`HOST ${config.host} is not an address of this machine.`);
+    throw err;
+  }
+}
+
+async function logStartup(app: FastifyInstance, ctx: AppContext, applied: string[]): Promise<void> {
+  const { config } = ctx;
+  const database = describeDatabase(config.databaseUrl, config.dataDir);
+  app.log.info({ engine: ctx.dialect, dataDir: config.dataDir }, `Database: ${database}; data folder ${config.dataDir}`);
+  app.log.info({ migrations: applied }, applied.length ? `Migrations applied: ${applied.join(", ")}` : "Migrations: the schema is up to date");
+  const realms = (await listRealms(ctx.db)).filter((r) => !r.deactivated);
+  const served = realms.map((r) => `${r.name} (${realmUrl(r.string_id, config.externalHost)})`);
+  app.log.info(
+    { organizations: realms.map((r) => r.string_id) },
+    served.length ? `Organizations served: ${served.join(", ")}` : "No organization yet: create one with `parley create-realm`",
+  );
+}
+
+async function shutdown(app: FastifyInstance, ctx: AppContext, lock: ServerLock | undefined, reason: string): Promise<void> {
+  const queues = ctx.eventQueues.store.count();
+  const connections = await new Promise<number>((resolve) => app.server.getConnections((err, n) => resolve(err ? 0 : n)));
+  app.log.info(`Shutting down (${reason})`);
+  await app.close();
+  app.log.info(`Closed ${queues} event queue${queues === 1 ? "" : "s"} (waiting polls answered), ${connections} client connection${connections === 1 ? "" : "s"}, and the database (${describeDatabase(ctx.config.databaseUrl, ctx.config.dataDir)})`);
+  if (lock) {
+    lock.release();
+    app.log.info(`Released the lock file ${lock.file}`);
+  }
 }

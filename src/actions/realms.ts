@@ -10,6 +10,9 @@ import { doCreateUserInTx } from "./users-create.js";
 import { createRealmDefaultChannelInTx } from "./channels.js";
 import { createNotificationBotInTx } from "./internal-messages.js";
 
+/** A subdomain: lowercase letters, digits and inner dashes; "" is the default organization. */
+export const SUBDOMAIN_PATTERN = /^([a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)?$/;
+
 export interface CreateRealmInput {
   name: string;
   subdomain: string;
@@ -20,7 +23,7 @@ export interface CreateRealmInput {
 }
 
 export async function doCreateRealm(ctx: AppContext, input: CreateRealmInput): Promise<{ realm: Realm; owner: User }> {
-  if (!/^([a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)?$/.test(input.subdomain)) {
+  if (!SUBDOMAIN_PATTERN.test(input.subdomain)) {
     throw new ApiError("Subdomains can only contain lowercase letters, numbers, and dashes.");
   }
   return withTransaction(ctx.db, async (tx) => {

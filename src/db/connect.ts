@@ -79,11 +79,13 @@ function defaultIdleError(err: Error): void {
   process.stderr.write(`parley: idle database connection lost: ${err.message}\n`);
 }
 
-export async function migrateToLatest(db: Kysely<DB>): Promise<void> {
+/** Runs the pending migrations; returns the names of those applied now (empty when up to date). */
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: migrationProvider, migrationTableName: "parley_migrations" });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
   }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

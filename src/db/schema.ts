@@ -425,6 +425,15 @@ export interface AlertWordTable {
   word: string;
 }
 
+/** An operator's request to lift a login lock-out (`parley clear-lockout`); consumed by the server. */
+export interface LoginLockoutClearTable {
+  id: Id;
+  realm_id: number;
+  /** Lowercased login email. */
+  email: string;
+  cleared_at: number;
+}
+
 export interface DB {
   realms: RealmTable;
   users: UserTable;
@@ -456,6 +465,7 @@ export interface DB {
   presence: PresenceTable;
   presence_sequence: PresenceSequenceTable;
   alert_words: AlertWordTable;
+  login_lockout_clears: LoginLockoutClearTable;
 }
 
 export type Realm = Selectable<RealmTable>;

@@ -90,6 +90,7 @@ async function dispatch(
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
     const realm = await findRealmBySubdomain(ctx.db, subdomain);
+    if (!realm && def.rootWithoutRealm && subdomain === "") return sendJson(reply, 200, { result: "success", msg: "", ...(await def.rootWithoutRealm(ctx, request)) });
     if (!realm) throw def.unknownRealmError?.() ?? new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
     req = makeRequest(ctx, request, realm, null, pathParams);
   }

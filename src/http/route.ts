@@ -1,6 +1,8 @@
 /** A route: method, path under /api/v1, view, and who may call it. */
 import type { ApiError } from "../errors.js";
-import type { PublicView, View } from "./request.js";
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../context.js";
+import type { PublicView, View, ViewResult } from "./request.js";
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
 
@@ -20,6 +22,8 @@ export interface RouteDef {
   handler: View | PublicView;
   /** The error for a host naming no realm on an unauthenticated route (default: 404 NONEXISTENT_SUBDOMAIN). */
   unknownRealmError?: () => ApiError;
+  /** Answers a request to the root domain while no default organization exists (server_settings). */
+  rootWithoutRealm?: (ctx: AppContext, raw: FastifyRequest) => Promise<ViewResult>;
   /** Long-polls are not counted against the per-user API rate limit (as upstream). */
   exemptFromRateLimit?: boolean;
   /**
@@ -38,7 +42,7 @@ export function publicRoute(
   path: string,
   handler: PublicView,
   auth: "optional" | "none",
-  opts: { unknownRealmError?: () => ApiError; maxBodyBytes?: number } = {},
+  opts: { unknownRealmError?: () => ApiError; rootWithoutRealm?: RouteDef["rootWithoutRealm"]; maxBodyBytes?: number } = {},
 ): RouteDef {
   return { method, path, auth, handler, ...opts };
 }

@@ -89,6 +89,28 @@ describe("GET /server_settings", () => {
     expectError(res, "Invalid subdomain");
   });
 
+  it("answers on the root domain before any default organization exists, without the organization's fields", async () => {
+    // The default organization ("") moved away: the root domain now names none.
+    const realmId = s.realm.realm.id;
+    await s.db.updateTable("realms").set({ string_id: "moved" }).where("id", "=", realmId).execute();
+    try {
+      const body = expectSuccess(await s.api.get(null, "/server_settings"));
+      expect(Object.keys(body)).toEqual([
+        "result", "msg", "authentication_methods", "chat_version", "chat_merge_base", "chat_feature_level",
+        "push_notifications_enabled", "is_incompatible", "email_auth_enabled", "require_email_format_usernames",
+        "realm_url", "realm_uri", "realm_web_public_access_enabled", "external_authentication_methods",
+      ]);
+      expect(body).toMatchObject({ realm_url: "http://testserver.local", realm_uri: "http://testserver.local", realm_web_public_access_enabled: false, chat_feature_level: CHAT_FEATURE_LEVEL });
+      // A subdomain naming no organization is still refused.
+      expectError(await s.api.get(null, "/server_settings", {}, { host: "nowhere.testserver.local" }), "Invalid subdomain");
+      // Other public routes still need an organization.
+      const login = await s.api.post(null, "/fetch_api_key", { username: "a@b.test", password: "x" });
+      expect(login.statusCode).toBe(404);
+    } finally {
+      await s.db.updateTable("realms").set({ string_id: "" }).where("id", "=", realmId).execute();
+    }
+  });
+
   it("supports only GET (and HEAD)", async () => {
     const res = await s.api.post(null, "/server_settings");
     expect(res.statusCode).toBe(405);

@@ -4,6 +4,7 @@ import * as m0001 from "./0001-initial.js";
 import * as m0002 from "./0002-notification-bot.js";
 import * as m0006 from "./0006-user-groups.js";
 import * as m0007 from "./0007-invites-push.js";
+import * as m0010 from "./0010-login-lockout-clears.js";
 import * as m0012 from "./0012-custom-emoji-upload.js";
 
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   "0002-notification-bot": m0002,
   "0006-user-groups": m0006,
   "0007-invites-push": m0007,
+  "0010-login-lockout-clears": m0010,
   "0012-custom-emoji-upload": m0012,
 };
 

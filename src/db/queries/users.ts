@@ -93,3 +93,27 @@ export async function countActiveHumanOwners(db: Queryable, realmId: number, own
 export async function updateUserRow(db: Queryable, realmId: number, userId: number, changes: UserUpdate): Promise<void> {
   await db.updateTable("users").set(changes).where("realm_id", "=", realmId).where("id", "=", userId).execute();
 }
+
+/** The realm's first active human owner, by id (the CLI acts as this user). */
+export async function firstActiveOwner(db: Queryable, realmId: number, ownerRole: number): Promise<User | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("realm_id", "=", realmId)
+    .where("role", "=", ownerRole)
+    .where("is_active", "=", 1)
+    .where("is_bot", "=", 0)
+    .orderBy("id")
+    .executeTakeFirst();
+}
+
+/** Every user row of a realm but `exceptId` (the notification bot), in id order: `parley list-users`. */
+export async function listRealmUserRows(db: Queryable, realmId: number, exceptId: number | null) {
+  return db
+    .selectFrom("users")
+    .select(["id", "delivery_email", "full_name", "role", "is_active", "is_bot"])
+    .where("realm_id", "=", realmId)
+    .where("id", "!=", exceptId ?? -1)
+    .orderBy("id")
+    .execute();
+}

@@ -1,6 +1,7 @@
 /** POST /api/v1/fetch_api_key: trade an email and password for the API key. */
 import { ApiError } from "../../errors.js";
-import { enforceRateLimit, type RateRule } from "../rate-limit.js";
+import { enforceLoginAttempts } from "../login-lockout.js";
+import type { RateRule } from "../rate-limit.js";
 import { findUserByDeliveryEmail } from "../../db/queries/users.js";
 import { verifyPassword } from "../../lib/secrets.js";
 import { isValidEmail } from "../../lib/user-validation.js";
@@ -17,7 +18,7 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   const attempts = loginAttempts(req, email);
   // Counted before the password is checked (as upstream), so parallel guesses cannot all
   // reach the hash; a successful login clears the count.
-  if (attempts) await enforceRateLimit(req.ctx.rateLimiter, attempts.key, attempts.rule);
+  if (attempts) await enforceLoginAttempts(req.ctx, req.realm.id, email, attempts.key, attempts.rule);
   const user = await findUserByDeliveryEmail(req.ctx.db, req.realm.id, email);
   // Verify even when the user is unknown, so timing does not reveal which emails exist.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);

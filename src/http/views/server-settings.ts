@@ -1,4 +1,6 @@
 /** GET /api/v1/server_settings: what a client needs before logging in (unauthenticated). */
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../../context.js";
 import { ApiError } from "../../errors.js";
 import { realmHasWebPublicChannel } from "../../db/queries/server-settings.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
@@ -24,10 +26,8 @@ function renderDescription(description: string, url: string): string {
   return description.trim() === "" ? "" : renderMarkdownValue(description, url);
 }
 
-/** GET /api/v1/server_settings */
-async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
-  const realm = req.realm;
-  const url = realmUrl(realm.string_id, req.ctx.config.externalHost);
+/** The fields that do not depend on an organization. */
+function serverFields(ctx: AppContext, raw: FastifyRequest) {
   return {
     authentication_methods: {
       password: true,
@@ -46,10 +46,19 @@ async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
     chat_version: CHAT_VERSION,
     chat_merge_base: CHAT_MERGE_BASE,
     chat_feature_level: CHAT_FEATURE_LEVEL,
-    push_notifications_enabled: req.ctx.config.pushServiceConfigured,
-    is_incompatible: isIncompatible(req.raw.headers["user-agent"]),
+    push_notifications_enabled: ctx.config.pushServiceConfigured,
+    is_incompatible: isIncompatible(raw.headers["user-agent"]),
     email_auth_enabled: true,
     require_email_format_usernames: true,
+  };
+}
+
+/** GET /api/v1/server_settings */
+async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
+  const realm = req.realm;
+  const url = realmUrl(realm.string_id, req.ctx.config.externalHost);
+  return {
+    ...serverFields(req.ctx, req.raw),
     realm_url: url,
     realm_uri: url,
     realm_name: realm.name,
@@ -60,9 +69,26 @@ async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
   };
 }
 
+/**
+ * The root domain of a server with no default organization (e.g. before create-realm): as
+ * upstream, a success without the organization's name, icon and description, whose
+ * realm_url is the root domain's.
+ */
+async function getRootServerSettings(ctx: AppContext, raw: FastifyRequest): Promise<ViewResult> {
+  const url = realmUrl("", ctx.config.externalHost);
+  return {
+    ...serverFields(ctx, raw),
+    realm_url: url,
+    realm_uri: url,
+    realm_web_public_access_enabled: false,
+    external_authentication_methods: [],
+  };
+}
+
 // Upstream answers an unknown subdomain here with a plain 400, unlike fetch_api_key's 404.
 export const routes = [
   publicRoute("GET", "/server_settings", getServerSettings, "none", {
     unknownRealmError: () => new ApiError("Invalid subdomain"),
+    rootWithoutRealm: getRootServerSettings,
   }),
 ];

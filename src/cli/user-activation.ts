@@ -1,0 +1,33 @@
+/** `parley deactivate-user` / `reactivate-user`: the same actions as the API's, so events and rules match. */
+import { doDeactivateUser, doReactivateUser } from "../actions/users.js";
+import { stringOption } from "./args.js";
+import type { Command } from "./command.js";
+import { withDatabase } from "./database.js";
+import { actingOwner, findRealm, findUser, SUBDOMAIN_OPTION } from "./organization.js";
+import { print } from "./output.js";
+
+function activationCommand(active: boolean): Command {
+  const name = active ? "reactivate-user" : "deactivate-user";
+  return {
+    name,
+    summary: active ? "Reactivate a deactivated user" : "Deactivate a user (their API key and sessions stop working)",
+    synopsis: "--email E [--subdomain S]",
+    details: "--email also takes a user id.",
+    options: { email: { type: "string" }, ...SUBDOMAIN_OPTION },
+    required: ["email"],
+    async run(config, values) {
+      return withDatabase(config, async (ctx) => {
+        const realm = await findRealm(ctx, String(values.subdomain));
+        const user = await findUser(ctx, realm, stringOption(values, "email")!);
+        const actor = await actingOwner(ctx, realm);
+        if (active) await doReactivateUser(ctx, realm, actor, user.id);
+        else await doDeactivateUser(ctx, realm, actor, user.id, actor.id === user.id);
+        print(`${user.delivery_email} is ${active ? "reactivated" : "deactivated"}.`);
+        return 0;
+      });
+    },
+  };
+}
+
+export const deactivateUser = activationCommand(false);
+export const reactivateUser = activationCommand(true);
