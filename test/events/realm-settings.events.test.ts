@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { verifyAction } from "../support/events.js";
 import { expectSuccess } from "../support/client.js";
 import { makeChannel } from "../support/messages.js";
+import { REALM_GROUP_SETTINGS } from "../../src/lib/realm-group-settings.js";
 
 let s: TestServer;
 let mods: { id: number };
@@ -63,3 +64,28 @@ describe("every organization setting's events keep /register state current", () 
     await verify(patch({ new_stream_announcements_stream_id: -1 }));
   });
 });
+
+describe("group-valued settings' events keep /register state current", () => {
+  const groupId = async (name: string) =>
+    (await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", name).executeTakeFirstOrThrow()).id;
+
+  it("every group setting to another allowed system group", async () => {
+    const admins = await groupId("role:administrators");
+    const members = await groupId("role:members");
+    const params: Record<string, unknown> = {};
+    for (const name of Object.keys(REALM_GROUP_SETTINGS)) {
+      const target = name === "can_access_all_users_group" ? members : admins;
+      params[name] = JSON.stringify({ new: target });
+    }
+    await verify(patch(params));
+  });
+
+  it("an anonymous value, changed in place, then replaced by a named group", async () => {
+    const { member, moderator } = s.realm;
+    const mods = await groupId("role:moderators");
+    await verify(patch({ can_mention_many_users_group: JSON.stringify({ new: { direct_members: [member.id], direct_subgroups: [mods] } }) }));
+    await verify(patch({ can_mention_many_users_group: JSON.stringify({ new: { direct_members: [member.id, moderator.id], direct_subgroups: [] } }) }));
+    await verify(patch({ can_mention_many_users_group: JSON.stringify({ new: mods }) }));
+  });
+});
+
