@@ -4,6 +4,7 @@ import { verifyAction } from "../support/events.js";
 import { expectSuccess } from "../support/client.js";
 import { makeChannel } from "../support/messages.js";
 import { REALM_GROUP_SETTINGS } from "../../src/lib/realm-group-settings.js";
+import { REALM_SETTINGS } from "../../src/lib/realm-settings.js";
 
 let s: TestServer;
 let mods: { id: number };
@@ -38,19 +39,11 @@ describe("every organization setting's events keep /register state current", () 
     await verify(patch({ name: "New name", description: "New description", default_language: "fr" }));
   });
 
-  it("flags, with their derived policies", async () => {
-    await verify(
-      patch({
-        invite_required: false,
-        emails_restricted_to_domains: true,
-        disallow_disposable_email_addresses: false,
-        mandatory_topics: true,
-        allow_edit_history: false,
-        enable_spectator_access: true,
-        presence_disabled: true,
-      }),
-    );
-    await verify(patch({ mandatory_topics: false, allow_edit_history: true, presence_disabled: false }));
+  it("every flag turned over and back, with the derived policies", async () => {
+    const flags = Object.entries(REALM_SETTINGS).filter(([, setting]) => setting.parser === "bool");
+    const row = await s.db.selectFrom("realms").selectAll().where("id", "=", s.realm.realm.id).executeTakeFirstOrThrow();
+    await verify(patch(Object.fromEntries(flags.map(([name, setting]) => [name, row[setting.column] !== 1]))));
+    await verify(patch(Object.fromEntries(flags.map(([name, setting]) => [name, row[setting.column] === 1]))));
   });
 
   it("time limits set and made unlimited", async () => {

@@ -103,20 +103,7 @@ describe("PATCH /realm: every organization setting", () => {
 
   it("flags: update events; mandatory_topics and allow_edit_history also announce their derived policies", async () => {
     const { owner } = s.realm;
-    const body = expectSuccess(
-      await s.api.patch(owner, "/realm", {
-        invite_required: false,
-        emails_restricted_to_domains: true,
-        disallow_disposable_email_addresses: false,
-        mandatory_topics: true,
-        allow_edit_history: false,
-        enable_spectator_access: true,
-        presence_disabled: true,
-      }),
-    );
-    expect(body).toEqual({
-      result: "success",
-      msg: "",
+    const flags = {
       invite_required: false,
       emails_restricted_to_domains: true,
       disallow_disposable_email_addresses: false,
@@ -124,7 +111,8 @@ describe("PATCH /realm: every organization setting", () => {
       allow_edit_history: false,
       enable_spectator_access: true,
       presence_disabled: true,
-    });
+    };
+    expect(expectSuccess(await s.api.patch(owner, "/realm", flags))).toEqual({ result: "success", msg: "", ...flags });
     const row = await realmRow();
     expect(row).toMatchObject({ invite_required: 0, emails_restricted_to_domains: 1, disallow_disposable_email_addresses: 0, mandatory_topics: 1, allow_edit_history: 0, enable_spectator_access: 1, presence_disabled: 1 });
     const events = published.map((p) => p.event);
