@@ -35,7 +35,7 @@ import { loadRealmGroupData } from "../lib/user-group-data.js";
 import {
   GROUP_PERMISSION_SETTINGS,
   GROUP_SETTING_CONFIG,
-  checkSettingSystemGroup,
+  checkSystemGroupRules,
   checkUserGroupName,
   groupDeactivated,
   groupExists,
@@ -46,7 +46,9 @@ import {
   sameGroupSetting,
   settingColumn,
   type GroupPermissionSetting,
+  systemGroupRequired,
   type GroupSettingInput,
+  type SystemGroupRules,
 } from "../lib/user-groups.js";
 import { silentMention } from "../lib/notification-bot.js";
 import { sendEventOnCommit } from "../events/send.js";
@@ -77,15 +79,16 @@ async function potentialSubgroups(tx: Tx, realmId: number, ids: readonly number[
 type ResolvedSetting = { kind: "named"; id: number } | { kind: "anonymous"; members: number[]; subgroups: number[] };
 
 /** Upstream access_user_group_api_value_for_setting (after parse_group_setting_value). */
-async function resolveSetting(tx: Tx, realm: Realm, setting: GroupPermissionSetting, raw: GroupSettingInput, nobodyId: number): Promise<ResolvedSetting> {
+async function resolveSetting(tx: Tx, realm: Realm, setting: string, rules: SystemGroupRules, raw: GroupSettingInput, nobodyId: number): Promise<ResolvedSetting> {
   const value = normalizeGroupSetting(raw, nobodyId);
   if (typeof value === "number") {
     const group = await findUserGroup(tx, realm.id, value);
     if (!group || group.name === null) throw invalidUserGroup();
     if (group.deactivated === 1) throw groupDeactivated();
-    checkSettingSystemGroup(setting, group);
+    checkSystemGroupRules(setting, rules, group);
     return { kind: "named", id: group.id };
   }
+  if (rules.requireSystemGroup) throw systemGroupRequired(setting);
   const members = [...new Set((await activeUsersOrFail(tx, realm, value.direct_members)).map((u) => u.id))];
   const subgroups = (await potentialSubgroups(tx, realm.id, value.direct_subgroups)).map((g) => g.id);
   return { kind: "anonymous", members, subgroups };
@@ -127,7 +130,7 @@ export async function doCreateUserGroup(ctx: AppContext, realm: Realm, actor: Us
     const resolved = new Map<GroupPermissionSetting, ResolvedSetting>();
     for (const setting of GROUP_PERMISSION_SETTINGS) {
       const raw = input.settings[setting];
-      if (raw !== undefined) resolved.set(setting, await resolveSetting(tx, realm, setting, raw, nobodyId));
+      if (raw !== undefined) resolved.set(setting, await resolveSetting(tx, realm, setting, GROUP_SETTING_CONFIG[setting], raw, nobodyId));
     }
     if (await namedGroupByName(tx, realm.id, name)) throw groupExists(name);
     const now = nowSeconds(ctx);
@@ -294,22 +297,49 @@ export async function doUpdateUserGroup(ctx: AppContext, realm: Realm, actor: Us
     for (const setting of GROUP_PERMISSION_SETTINGS) {
       const change = input.settings[setting];
       if (change === undefined) continue;
-      const data = await loadRealmGroupData(tx, realm.id);
-      const currentId = data.byId.get(groupId)![settingColumn(setting)];
-      const current = groupSettingValue(currentId, data) as GroupSettingValue;
-      const wanted = normalizeGroupSetting(change.new, nobodyId);
-      if (change.old !== undefined && !sameGroupSetting(normalizeGroupSetting(change.old, nobodyId), current)) throw oldValueMismatch();
-      if (sameGroupSetting(current, wanted)) continue;
-      const resolved = await resolveSetting(tx, realm, setting, wanted, nobodyId);
-      const previous = currentId === null ? undefined : data.byId.get(currentId);
-      const newId = await storeSetting(tx, ctx, realm.id, resolved, previous);
-      await updateUserGroupRow(tx, realm.id, groupId, { [settingColumn(setting)]: newId });
-      // An anonymous value replaced by a named group is used nowhere else.
-      if (previous && previous.name === null && previous.id !== newId) await deleteAnonymousGroup(tx, realm.id, previous.id);
-      const after = await loadRealmGroupData(tx, realm.id);
-      update({ [setting]: groupSettingValue(newId, after) });
+      const currentId = (await loadRealmGroupData(tx, realm.id)).byId.get(groupId)![settingColumn(setting)];
+      const value = await changeGroupSettingValue(tx, ctx, realm, { name: setting, rules: GROUP_SETTING_CONFIG[setting], currentId, change, nobodyId }, (id) =>
+        updateUserGroupRow(tx, realm.id, groupId, { [settingColumn(setting)]: id }),
+      );
+      if (value !== undefined) update({ [setting]: value });
     }
   });
+}
+
+export interface GroupSettingValueChange {
+  name: string;
+  rules: SystemGroupRules;
+  /** The group the setting holds now (null only for unset legacy rows). */
+  currentId: number | null;
+  change: GroupSettingChange;
+  nobodyId: number;
+}
+
+/**
+ * One group-valued setting's change (a group's or the realm's): the `old` check, a no-op
+ * when the value is the same, the new value resolved and stored (an anonymous value
+ * reuses the current anonymous group), `assign` storing the new id, and the replaced
+ * anonymous group removed. Returns the new API value, or undefined when unchanged.
+ */
+export async function changeGroupSettingValue(
+  tx: Tx,
+  ctx: AppContext,
+  realm: Realm,
+  c: GroupSettingValueChange,
+  assign: (groupId: number) => Promise<unknown>,
+): Promise<GroupSettingValue | undefined> {
+  const data = await loadRealmGroupData(tx, realm.id);
+  const current = groupSettingValue(c.currentId, data) as GroupSettingValue;
+  const wanted = normalizeGroupSetting(c.change.new, c.nobodyId);
+  if (c.change.old !== undefined && !sameGroupSetting(normalizeGroupSetting(c.change.old, c.nobodyId), current)) throw oldValueMismatch();
+  if (sameGroupSetting(current, wanted)) return undefined;
+  const resolved = await resolveSetting(tx, realm, c.name, c.rules, wanted, c.nobodyId);
+  const previous = c.currentId === null ? undefined : data.byId.get(c.currentId);
+  const newId = await storeSetting(tx, ctx, realm.id, resolved, previous);
+  await assign(newId);
+  // An anonymous value replaced by a named group is used nowhere else.
+  if (previous && previous.name === null && previous.id !== newId) await deleteAnonymousGroup(tx, realm.id, previous.id);
+  return groupSettingValue(newId, await loadRealmGroupData(tx, realm.id)) as GroupSettingValue;
 }
 
 /** POST /user_groups/{id}/deactivate: refused while the group is in use (upstream's objections). */

@@ -25,11 +25,21 @@ export type GroupPermissionSetting = (typeof GROUP_PERMISSION_SETTINGS)[number];
 
 export const settingColumn = (s: GroupPermissionSetting) => `${s}_id` as const;
 
-interface SettingConfig {
+/** Which groups a group-valued setting (a group's or the realm's) accepts: upstream GroupPermissionSetting. */
+export interface SystemGroupRules {
   /** role:everyone may hold the permission (guests then too). */
   allowEveryone: boolean;
   /** role:owners may hold it. */
   allowOwners: boolean;
+  /** role:nobody may hold it (default yes). */
+  allowNobody?: boolean;
+  /** Only a system group, never a user-defined or anonymous one. */
+  requireSystemGroup?: boolean;
+  /** When set, the only system groups allowed. */
+  allowedSystemGroups?: readonly SystemGroupName[];
+}
+
+interface SettingConfig extends SystemGroupRules {
   /** Default of a new group: a system group, or an anonymous group of the creator. */
   defaultGroup: SystemGroupName | "creator";
 }
@@ -62,14 +72,23 @@ export function checkUserGroupName(name: string): string {
 
 export const groupExists = (name: string) => new ApiError(`User group '${name}' already exists.`);
 
-/** The system groups a setting may not be set to, checked in upstream's order. */
-export function checkSettingSystemGroup(setting: GroupPermissionSetting, group: Pick<UserGroup, "name" | "is_system_group">): void {
+export const systemGroupRequired = (setting: string) => new ApiError(`'${setting}' must be a system user group.`);
+
+/** Upstream check_setting_configuration_for_system_groups: the groups a setting may not be set to, in its order. */
+export function checkSystemGroupRules(setting: string, rules: SystemGroupRules, group: Pick<UserGroup, "name" | "is_system_group">): void {
+  if (rules.requireSystemGroup && group.is_system_group !== 1) throw systemGroupRequired(setting);
   if (group.is_system_group !== 1) return;
-  const config = GROUP_SETTING_CONFIG[setting];
   const refuse = (name: string) => new ApiError(`'${setting}' setting cannot be set to '${name}' group.`);
   if (group.name === "role:internet") throw refuse("role:internet");
-  if (group.name === "role:owners" && !config.allowOwners) throw refuse("role:owners");
-  if (group.name === "role:everyone" && !config.allowEveryone) throw refuse("role:everyone");
+  if (group.name === "role:nobody" && rules.allowNobody === false) throw refuse("role:nobody");
+  if (group.name === "role:owners" && !rules.allowOwners) throw refuse("role:owners");
+  if (group.name === "role:everyone" && !rules.allowEveryone) throw refuse("role:everyone");
+  if (rules.allowedSystemGroups && !rules.allowedSystemGroups.includes(group.name as SystemGroupName)) throw refuse(group.name!);
+}
+
+/** The system groups a group's setting may not be set to. */
+export function checkSettingSystemGroup(setting: GroupPermissionSetting, group: Pick<UserGroup, "name" | "is_system_group">): void {
+  checkSystemGroupRules(setting, GROUP_SETTING_CONFIG[setting], group);
 }
 
 /** A group-setting value as sent: a group id, or the contents of an anonymous group. */

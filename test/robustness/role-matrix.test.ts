@@ -191,8 +191,14 @@ function rows(): Row[] {
     {
       name: "PATCH /realm",
       method: "PATCH",
-      request: async () => ({ path: "/realm", params: { waiting_period_threshold: ++counter } }),
+      request: async () => ({ path: "/realm", params: { description: unique("about ") } }),
       expected: adminOnly(),
+    },
+    {
+      name: "PATCH /realm (an owner-only setting)",
+      method: "PATCH",
+      request: async () => ({ path: "/realm", params: { waiting_period_threshold: ++counter } }),
+      expected: { ...adminOnly(), admin: MUST_OWNER },
     },
     {
       name: "POST /streams/{id}/delete_topic",

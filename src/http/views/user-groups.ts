@@ -41,7 +41,7 @@ const groupSettingValue: Validator<GroupSettingInput> = v.oneOfTypes(
   v.dict({ direct_members: v.list(v.int()), direct_subgroups: v.list(v.int()) }),
 );
 
-const groupSettingChange: Validator<GroupSettingChange> = v.dict({ new: groupSettingValue, old: v.optional(groupSettingValue) });
+export const groupSettingChange: Validator<GroupSettingChange> = v.dict({ new: groupSettingValue, old: v.optional(groupSettingValue) });
 
 function settingParams<T>(validator: Validator<T>): Record<GroupPermissionSetting, Param<T | undefined>> {
   return Object.fromEntries(GROUP_PERMISSION_SETTINGS.map((s) => [s, p.json(validator).optional()])) as Record<GroupPermissionSetting, Param<T | undefined>>;
