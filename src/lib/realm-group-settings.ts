@@ -23,6 +23,7 @@ export const REALM_GROUP_SETTINGS: Record<string, RealmGroupSetting> = {
     column: "can_access_all_users_group_id",
     rules: { allowEveryone: true, allowOwners: true, allowNobody: false, requireSystemGroup: true, allowedSystemGroups: ["role:everyone", "role:members"] },
   },
+  can_add_custom_emoji_group: members("can_add_custom_emoji_group_id"),
   can_add_subscribers_group: members("can_add_subscribers_group_id"),
   can_create_groups: members("can_create_groups_group_id", true),
   can_create_public_channel_group: members("can_create_public_channel_group_id"),
