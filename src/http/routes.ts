@@ -20,6 +20,7 @@ import { routes as userGroupRoutes } from "./views/user-groups.js";
 import { routes as inviteRoutes } from "./views/invites.js";
 import { routes as navigationViewRoutes } from "./views/navigation-views.js";
 import { routes as pushDeviceRoutes } from "./views/push-devices.js";
+import { routes as markReadRoutes } from "./views/mark-read.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -40,4 +41,5 @@ export const allRoutes: RouteDef[] = [
   ...inviteRoutes,
   ...navigationViewRoutes,
   ...pushDeviceRoutes,
+  ...markReadRoutes,
 ];

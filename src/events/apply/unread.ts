@@ -93,7 +93,9 @@ export function applyFlagsToUnread(state: State, e: Event, userId: number | unde
   if (e.flag !== "read") return;
   if (e.op === "add") {
     changeUnread(state, (raw) => {
-      for (const id of e.messages as number[]) removeUnread(state, raw, id);
+      // `all`: everything was marked read (POST /mark_all_as_read); the list is empty then.
+      const ids = e.all === true ? [...raw.entries.keys(), ...raw.mentions] : (e.messages as number[]);
+      for (const id of ids) removeUnread(state, raw, id);
     });
     return;
   }
