@@ -21,6 +21,7 @@ import { routes as inviteRoutes } from "./views/invites.js";
 import { routes as navigationViewRoutes } from "./views/navigation-views.js";
 import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 import { routes as markReadRoutes } from "./views/mark-read.js";
+import { routes as channelTopicRoutes } from "./views/channel-topics.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -42,4 +43,5 @@ export const allRoutes: RouteDef[] = [
   ...navigationViewRoutes,
   ...pushDeviceRoutes,
   ...markReadRoutes,
+  ...channelTopicRoutes,
 ];
