@@ -22,6 +22,7 @@ import { routes as navigationViewRoutes } from "./views/navigation-views.js";
 import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 import { routes as markReadRoutes } from "./views/mark-read.js";
 import { routes as channelTopicRoutes } from "./views/channel-topics.js";
+import { routes as subscriptionPropertyRoutes } from "./views/subscription-properties.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -44,4 +45,5 @@ export const allRoutes: RouteDef[] = [
   ...pushDeviceRoutes,
   ...markReadRoutes,
   ...channelTopicRoutes,
+  ...subscriptionPropertyRoutes,
 ];

@@ -27,12 +27,27 @@ export function viewerId(state: State, userId: number | undefined): number | und
   return userId ?? (typeof state.user_id === "number" ? state.user_id : undefined);
 }
 
-function unmutedInState(state: State, streamId: number, topic: string): boolean {
+function unmutedInState(state: State, streamId: number, topic: string, channelMuted?: boolean): boolean {
   const sub = (state.subscriptions as any[] | undefined)?.find((s) => s.stream_id === streamId);
   const policy = (state.user_topics as any[] | undefined)?.find(
     (t) => t.stream_id === streamId && sameTopic(String(t.topic_name), topic),
   )?.visibility_policy;
-  return isUnmutedStreamMessage(sub?.is_muted === true, policy ?? 0);
+  return isUnmutedStreamMessage(channelMuted ?? sub?.is_muted === true, policy ?? 0);
+}
+
+/**
+ * A `subscription` update that muted or unmuted a channel (already applied to the
+ * state's subscription): its unread messages leave or rejoin `count`.
+ */
+export function applyChannelMuteToUnread(state: State, streamId: number, wasMuted: boolean): void {
+  changeUnread(state, (raw) => {
+    for (const entry of raw.entries.values()) {
+      if (entry.kind !== "stream" || entry.stream_id !== streamId) continue;
+      const before = unmutedInState(state, streamId, entry.topic, wasMuted);
+      const after = unmutedInState(state, streamId, entry.topic);
+      raw.count += Number(after) - Number(before);
+    }
+  });
 }
 
 function counted(state: State, entry: UnreadEntry): boolean {
