@@ -23,6 +23,7 @@ import { routes as pushDeviceRoutes } from "./views/push-devices.js";
 import { routes as markReadRoutes } from "./views/mark-read.js";
 import { routes as channelTopicRoutes } from "./views/channel-topics.js";
 import { routes as subscriptionPropertyRoutes } from "./views/subscription-properties.js";
+import { routes as attachmentRoutes } from "./views/attachments.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -46,4 +47,5 @@ export const allRoutes: RouteDef[] = [
   ...markReadRoutes,
   ...channelTopicRoutes,
   ...subscriptionPropertyRoutes,
+  ...attachmentRoutes,
 ];

@@ -4,12 +4,14 @@ import * as m0001 from "./0001-initial.js";
 import * as m0002 from "./0002-notification-bot.js";
 import * as m0006 from "./0006-user-groups.js";
 import * as m0007 from "./0007-invites-push.js";
+import * as m0011 from "./0011-attachments.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
   "0002-notification-bot": m0002,
   "0006-user-groups": m0006,
   "0007-invites-push": m0007,
+  "0011-attachments": m0011,
 };
 
 export const migrationProvider: MigrationProvider = {
