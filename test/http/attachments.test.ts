@@ -130,6 +130,25 @@ describe("reading uploads", () => {
   });
 });
 
+describe("links recorded on edit, and the register fields", () => {
+  it("editing a message to link a file grants its readers access", async () => {
+    const { member, other } = s.realm;
+    const { url } = expectSuccess(await upload(member, [{ field: "file", name: "later.txt", type: "text/plain", data: Buffer.from("later") }]));
+    const id = await sendChannelMessage(s, member, "public-room", "edits", "no link yet");
+    expect((await fetchFile(other, url)).statusCode).toBe(403);
+    expectSuccess(await s.api.patch(member, `/messages/${id}`, { content: `now [linked](${url})` }));
+    expect((await fetchFile(other, url)).statusCode).toBe(200);
+    const row = await s.db.selectFrom("messages").select("has_attachment").where("id", "=", id).executeTakeFirstOrThrow();
+    expect(row.has_attachment).toBe(1);
+  });
+
+  it("POST /register reports the configured upload size", async () => {
+    const state = expectSuccess(await s.api.post(s.realm.member, "/register", { fetch_event_types: ["realm"] }));
+    expect(state.max_file_upload_size_mib).toBe(1);
+    expect(state.realm_upload_quota_mib).toBeNull();
+  });
+});
+
 describe("GET /attachments and DELETE /attachments/{id}", () => {
   it("lists one's own uploads with the messages linking them, and deletes them", async () => {
     const { owner, member } = s.realm;

@@ -85,6 +85,8 @@ export const fetchRealmState: StateFetcher = async (sc, state) => {
     password_min_length: PASSWORD_MIN_LENGTH,
     password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: PASSWORD_MIN_GUESSES,
+    max_file_upload_size_mib: sc.ctx.config.maxFileUploadMib,
+    realm_upload_quota_mib: null,
     realm_default_external_accounts: Object.fromEntries(
       Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([subtype, a]) => [subtype, { text: a.name, url_pattern: a.url_pattern, name: a.name, hint: a.hint }]),
     ),
