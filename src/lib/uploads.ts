@@ -35,11 +35,14 @@ export function storagePath(dataDir: string, pathId: string): string | null {
   return full.startsWith(root + path.sep) ? full : null;
 }
 
+const UPLOAD_LINK = /\/user_uploads\/(\d+\/[0-9a-f]{1,2}\/[A-Za-z0-9_-]+\/[^\s)"'<>?#]+)/g;
+
 /** Path ids of this realm's uploads linked from rendered or raw message content. */
 export function linkedPathIds(content: string, realmId: number): string[] {
   const found = new Set<string>();
-  const pattern = new RegExp(`/user_uploads/(${realmId}/[0-9a-f]{1,2}/[A-Za-z0-9_-]+/[^\\s)"'<>?#]+)`, "g");
-  for (const m of content.matchAll(pattern)) found.add(decodeURIComponentSafe(m[1]));
+  for (const m of content.matchAll(UPLOAD_LINK)) {
+    if (m[1].startsWith(`${realmId}/`)) found.add(decodeURIComponentSafe(m[1]));
+  }
   return [...found];
 }
 
