@@ -1,6 +1,7 @@
 /** buildApp(ctx): the Fastify instance with parsers, routes and error handling. Never listens. */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import multipart from "@fastify/multipart";
+import { registerUploadPages } from "./http/upload-pages.js";
 import type { AppContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import { handleError, sendApiError } from "./http/error-handler.js";
@@ -43,6 +44,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(multipart, {
     attachFieldsToBody: "keyValues",
     limits: { fieldSize: ctx.config.maxRequestBytes, fileSize: ctx.config.maxRequestBytes, files: 5, fields: 100, parts: 105 },
+    // Files keep their name and type next to their bytes (POST /user_uploads needs them).
+    onFile: async (part) => {
+      (part as unknown as { value: unknown }).value = { filename: part.filename, contentType: part.mimetype || null, data: await part.toBuffer() };
+    },
   });
   // Like upstream, bodies of other types (JSON included) are not parsed: their parameters are absent.
   app.removeContentTypeParser("application/json");
@@ -62,5 +67,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerRoutes(app, ctx, allRoutes);
   registerSignupPages(app, ctx);
   registerEmojiFiles(app, ctx);
+  registerUploadPages(app, ctx);
   return app;
 }

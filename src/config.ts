@@ -35,6 +35,8 @@ export interface Config {
   invitationLinkValidityMinutes: number;
   /** Invitation emails an organization may send per 24 hours (upstream default: 100). */
   invitesPerDay: number;
+  /** Largest uploaded file, in MiB (upstream MAX_FILE_UPLOAD_SIZE, 25). */
+  maxFileUploadMib: number;
   /** smtp://… or smtps://… for outgoing mail; undefined writes mail to {dataDir}/outbox. */
   smtpUrl: string | undefined;
   /** The From address of mail the server sends. */
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventQueueMaxEvents: Math.max(1, intFromEnv(env.PARLEY_EVENT_QUEUE_MAX_EVENTS, 10_000)),
     invitationLinkValidityMinutes: intFromEnv(env.PARLEY_INVITATION_LINK_VALIDITY_MINUTES, 14400),
     invitesPerDay: intFromEnv(env.PARLEY_INVITES_PER_DAY, 100),
+    maxFileUploadMib: intFromEnv(env.PARLEY_MAX_FILE_UPLOAD_MIB, 25),
     smtpUrl: env.PARLEY_SMTP_URL || undefined,
     mailFrom: env.PARLEY_MAIL_FROM || `noreply@${(env.PARLEY_EXTERNAL_HOST || "localhost").replace(/:\d+$/, "")}`,
     pushRelayKeys: pushKeys,

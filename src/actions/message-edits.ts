@@ -4,6 +4,7 @@
  * Each edited message gets one message_edits row holding exactly what changed.
  */
 import type { AppContext } from "../context.js";
+import { claimAttachments } from "./attachments.js";
 import { nowSeconds } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { Channel, Message, Realm, User } from "../db/schema.js";
@@ -183,6 +184,7 @@ export async function doEditMessage(ctx: AppContext, realm: Realm, user: User, m
         has_image: rendered.hasImage ? 1 : 0,
       });
       await updateRenderedFlags(tx, realm, message, content, rendered);
+      await claimAttachments(tx, realm.id, user, message.id, content);
       Object.assign(event, {
         orig_content: message.content,
         orig_rendered_content: message.rendered_content,

@@ -4,6 +4,7 @@
  * rows with their flags, and `message` events after commit.
  */
 import type { AppContext } from "../context.js";
+import { claimAttachments } from "./attachments.js";
 import { nowSeconds } from "../context.js";
 import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
@@ -260,6 +261,7 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
       [...flagsByUser].map(([user_id, flags]) => ({ realm_id: realm.id, user_id, message_id: messageId, flags })),
     );
     if (channel && channel.first_message_id === null) await setFirstMessageIdIfNull(tx, realm.id, channel.id, messageId);
+    await claimAttachments(tx, realm.id, sender, messageId, content);
 
     // A new message has no reactions, submessages or edits yet; the linkifiers are the rendering's.
     const [wire] = await buildMessageRecords(tx, realm, host, [{ message, flags: null }], {

@@ -466,7 +466,28 @@ export interface DB {
   presence_sequence: PresenceSequenceTable;
   alert_words: AlertWordTable;
   login_lockout_clears: LoginLockoutClearTable;
+  attachments: AttachmentTable;
+  attachment_messages: AttachmentMessageTable;
 }
+
+/** Migration 0011: uploaded files and the messages that link them. */
+export interface AttachmentTable {
+  id: Id;
+  realm_id: number;
+  owner_id: number;
+  path_id: string;
+  file_name: string;
+  content_type: string | null;
+  size: number;
+  create_time: number;
+}
+
+export interface AttachmentMessageTable {
+  attachment_id: number;
+  message_id: number;
+}
+
+export type Attachment = Selectable<AttachmentTable>;
 
 export type Realm = Selectable<RealmTable>;
 export type User = Selectable<UserTable>;

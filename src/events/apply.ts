@@ -4,7 +4,7 @@
  * tests (register → action → apply events → compare with a fresh register).
  */
 import type { ChatEvent } from "./types.js";
-import { applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread, recountUnread } from "./apply/unread.js";
+import { applyChannelMuteToUnread, applyDeleteToUnread, applyFlagsToUnread, applyMessageToUnread, applyMoveToUnread, recountUnread } from "./apply/unread.js";
 import { applyLegacyDisplaySettings, applyLegacyNotificationSettings, applyUserSettings } from "./apply/settings.js";
 import { applyUserGroup, dropDeactivatedUserFromGroups } from "./apply/user-groups.js";
 import { applyNavigationView } from "./apply/navigation-views.js";
@@ -152,9 +152,11 @@ const appliers: Record<string, Applier> = {
     } else if (e.op === "update") {
       const sub = state.subscriptions.find((s: any) => s.stream_id === e.stream_id);
       if (sub) {
+        const wasMuted = sub.is_muted === true;
         sub[e.property] = e.value;
         if (e.property === "is_muted") sub.in_home_view = !e.value;
         if (e.property === "in_home_view") sub.is_muted = !e.value;
+        if (sub.is_muted !== wasMuted) applyChannelMuteToUnread(state, e.stream_id, wasMuted);
       }
     } else if (e.op === "peer_add" || e.op === "peer_remove") {
       const streamIds = new Set(e.stream_ids);

@@ -30,6 +30,10 @@ import { routes as realmRoutes } from "./views/realm.js";
 import { routes as messageReportRoutes } from "./views/message-reports.js";
 import { routes as userStatusRoutes } from "./views/user-status.js";
 import { routes as realmEmojiRoutes } from "./views/realm-emoji.js";
+import { routes as markReadRoutes } from "./views/mark-read.js";
+import { routes as channelTopicRoutes } from "./views/channel-topics.js";
+import { routes as subscriptionPropertyRoutes } from "./views/subscription-properties.js";
+import { routes as attachmentRoutes } from "./views/attachments.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -60,4 +64,8 @@ export const allRoutes: RouteDef[] = [
   ...messageReportRoutes,
   ...userStatusRoutes,
   ...realmEmojiRoutes,
+  ...markReadRoutes,
+  ...channelTopicRoutes,
+  ...subscriptionPropertyRoutes,
+  ...attachmentRoutes,
 ];

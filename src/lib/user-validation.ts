@@ -1,5 +1,6 @@
 /** Validation of names and emails for new and renamed users, with upstream's messages. */
 import { ApiError } from "../errors.js";
+import { isPasswordStrong } from "./password-strength.js";
 
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
@@ -25,8 +26,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Minimum length upstream requires (it also rejects very guessable passwords). */
-export const MIN_PASSWORD_LENGTH = 6;
+/** The organization's password policy (lib/password-strength), with the sign-up message. */
 export function checkPasswordStrength(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError("The password is too weak.");
+  if (!isPasswordStrong(password)) throw new ApiError("The password is too weak.");
 }

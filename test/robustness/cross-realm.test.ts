@@ -22,6 +22,9 @@ let aOtherQueueId: string;
 let systemGroupIdsB: number[];
 let bInviteId: number;
 let bLinkId: number;
+/** An upload of B's (its path after the realm id), for the upload routes. */
+let bAttachmentId: number;
+const B_UPLOAD_PATH = "ab/bzq-upload/secret.txt";
 
 const MISSING_ID = 987654;
 const MISSING_EMAIL = "nobody-here@example.com";
@@ -42,6 +45,13 @@ beforeAll(async () => {
   bInviteId = bInvites.find((i) => !i.is_multiuse)!.id;
   bLinkId = bInvites.find((i) => i.is_multiuse)!.id;
   expectSuccess(await s.api.post(s.other.member, "/navigation_views", { fragment: "narrow/is/bzq", is_pinned: true, name: "bzq" }));
+  bAttachmentId = (
+    await s.db
+      .insertInto("attachments")
+      .values({ realm_id: s.other.realm.id, owner_id: s.other.member.id, path_id: `${s.other.realm.id}/${B_UPLOAD_PATH}`, file_name: "secret.txt", content_type: "text/plain", size: 3, create_time: 1 })
+      .returning("id")
+      .executeTakeFirstOrThrow()
+  ).id;
 });
 afterAll(() => s?.close());
 
@@ -100,6 +110,12 @@ function foreignFor(segment: string): { foreign: () => number | string; missing:
       return [{ foreign: () => B.reminderId, missing: () => MISSING_ID }];
     case "emoji_name":
       return [{ foreign: () => B_EMOJI, missing: () => "no_such_emoji" }];
+    case "attachment_id":
+      return [{ foreign: () => bAttachmentId, missing: () => MISSING_ID }];
+    case "realm_id_str":
+      return [{ foreign: () => s.other.realm.id, missing: () => MISSING_ID }];
+    case "filename":
+      return [{ foreign: () => B_UPLOAD_PATH, missing: () => "ab/nothing-here/x.txt" }];
     default:
       throw new Error(`cross-realm test: map path segment {${segment}} to an object kind`);
   }
@@ -124,8 +140,15 @@ const PATH_ROUTE_PARAMS: Record<string, Params> = {
 };
 
 /** A's own object for a path segment, for routes naming two objects (one of them B's). */
-function ownFor(segment: string): number {
-  const own: Record<string, number> = { user_id: A.victim.id, user_group_id: A.userGroupId, stream_id: A.publicChannel.id, message_id: A.channelMessageId };
+function ownFor(segment: string): number | string {
+  const own: Record<string, number | string> = {
+    user_id: A.victim.id,
+    user_group_id: A.userGroupId,
+    stream_id: A.publicChannel.id,
+    message_id: A.channelMessageId,
+    realm_id_str: s.realm.realm.id,
+    filename: B_UPLOAD_PATH,
+  };
   if (!(segment in own)) throw new Error(`cross-realm test: no own object for {${segment}}`);
   return own[segment];
 }

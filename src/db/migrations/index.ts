@@ -5,6 +5,7 @@ import * as m0002 from "./0002-notification-bot.js";
 import * as m0006 from "./0006-user-groups.js";
 import * as m0007 from "./0007-invites-push.js";
 import * as m0010 from "./0010-login-lockout-clears.js";
+import * as m0011 from "./0011-attachments.js";
 import * as m0012 from "./0012-custom-emoji-upload.js";
 
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   "0006-user-groups": m0006,
   "0007-invites-push": m0007,
   "0010-login-lockout-clears": m0010,
+  "0011-attachments": m0011,
   "0012-custom-emoji-upload": m0012,
 };
 

@@ -27,12 +27,27 @@ export function viewerId(state: State, userId: number | undefined): number | und
   return userId ?? (typeof state.user_id === "number" ? state.user_id : undefined);
 }
 
-function unmutedInState(state: State, streamId: number, topic: string): boolean {
+function unmutedInState(state: State, streamId: number, topic: string, channelMuted?: boolean): boolean {
   const sub = (state.subscriptions as any[] | undefined)?.find((s) => s.stream_id === streamId);
   const policy = (state.user_topics as any[] | undefined)?.find(
     (t) => t.stream_id === streamId && sameTopic(String(t.topic_name), topic),
   )?.visibility_policy;
-  return isUnmutedStreamMessage(sub?.is_muted === true, policy ?? 0);
+  return isUnmutedStreamMessage(channelMuted ?? sub?.is_muted === true, policy ?? 0);
+}
+
+/**
+ * A `subscription` update that muted or unmuted a channel (already applied to the
+ * state's subscription): its unread messages leave or rejoin `count`.
+ */
+export function applyChannelMuteToUnread(state: State, streamId: number, wasMuted: boolean): void {
+  changeUnread(state, (raw) => {
+    for (const entry of raw.entries.values()) {
+      if (entry.kind !== "stream" || entry.stream_id !== streamId) continue;
+      const before = unmutedInState(state, streamId, entry.topic, wasMuted);
+      const after = unmutedInState(state, streamId, entry.topic);
+      raw.count += Number(after) - Number(before);
+    }
+  });
 }
 
 function counted(state: State, entry: UnreadEntry): boolean {
@@ -93,7 +108,9 @@ export function applyFlagsToUnread(state: State, e: Event, userId: number | unde
   if (e.flag !== "read") return;
   if (e.op === "add") {
     changeUnread(state, (raw) => {
-      for (const id of e.messages as number[]) removeUnread(state, raw, id);
+      // `all`: everything was marked read (POST /mark_all_as_read); the list is empty then.
+      const ids = e.all === true ? [...raw.entries.keys(), ...raw.mentions] : (e.messages as number[]);
+      for (const id of ids) removeUnread(state, raw, id);
     });
     return;
   }

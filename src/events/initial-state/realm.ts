@@ -7,7 +7,7 @@ import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import type { Realm } from "../../db/schema.js";
 import type { StateFetcher } from "./types.js";
 import { DEFAULT_EXTERNAL_ACCOUNTS } from "../../lib/custom-profile-fields.js";
-import { MIN_PASSWORD_LENGTH } from "../../lib/user-validation.js";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_GUESSES, PASSWORD_MIN_LENGTH } from "../../lib/password-strength.js";
 import { groupSettingValue, realmGroupData, type RealmGroupData } from "./user-groups.js";
 
 const GROUP_SETTINGS = Object.keys(REALM_GROUP_SETTING_DEFAULTS) as Array<keyof typeof REALM_GROUP_SETTING_DEFAULTS>;
@@ -82,7 +82,11 @@ export const fetchRealmState: StateFetcher = async (sc, state) => {
     event_queue_longpoll_timeout_seconds: Math.max(90, sc.ctx.config.longPollSeconds + 10),
     // Email and password is the only authentication method.
     realm_authentication_methods: { Email: { enabled: true, available: true } },
-    password_min_length: MIN_PASSWORD_LENGTH,
+    password_min_length: PASSWORD_MIN_LENGTH,
+    password_max_length: PASSWORD_MAX_LENGTH,
+    password_min_guesses: PASSWORD_MIN_GUESSES,
+    max_file_upload_size_mib: sc.ctx.config.maxFileUploadMib,
+    realm_upload_quota_mib: null,
     realm_default_external_accounts: Object.fromEntries(
       Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([subtype, a]) => [subtype, { text: a.name, url_pattern: a.url_pattern, name: a.name, hint: a.hint }]),
     ),

@@ -1,7 +1,7 @@
 /** POST /api/v1/fetch_api_key: trade an email and password for the API key. */
 import { ApiError } from "../../errors.js";
 import { enforceLoginAttempts } from "../login-lockout.js";
-import type { RateRule } from "../rate-limit.js";
+import { loginAttemptRule } from "../../lib/login-attempts.js";
 import { findUserByDeliveryEmail } from "../../db/queries/users.js";
 import { verifyPassword } from "../../lib/secrets.js";
 import { isValidEmail } from "../../lib/user-validation.js";
@@ -15,7 +15,7 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   const { username, password } = parseParams(req, { username: p.str(), password: p.str() });
   const email = username.trim();
   if (!isValidEmail(email)) throw new ApiError("Enter a valid email address.");
-  const attempts = loginAttempts(req, email);
+  const attempts = loginAttemptRule(req.ctx.config, req.realm.id, email);
   // Counted before the password is checked (as upstream), so parallel guesses cannot all
   // reach the hash; a successful login clears the count.
   if (attempts) await enforceLoginAttempts(req.ctx, req.realm.id, email, attempts.key, attempts.rule);
@@ -31,16 +31,6 @@ async function fetchApiKey(req: ApiRequest): Promise<ViewResult> {
   if (!user.is_active) throw new ApiError("Account is deactivated", { status: 401, code: "USER_DEACTIVATED" });
   if (attempts) await req.ctx.rateLimiter.clear(attempts.key);
   return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
-}
-
-/**
- * Upstream's authenticate-by-username rule: a few password attempts per 30 minutes; once
- * that many have failed, every attempt (even a right one) waits for the window to pass.
- */
-function loginAttempts(req: ApiRequest, email: string): { key: string; rule: RateRule } | undefined {
-  const max = req.ctx.config.loginAttemptsPer30Minutes;
-  if (max <= 0) return undefined;
-  return { key: `login:${req.realm.id}:${email.toLowerCase()}`, rule: { seconds: 1800, max } };
 }
 
 // A valid scrypt hash of a random password: makes the unknown-user path cost the same.

@@ -1,4 +1,5 @@
 /** Own settings: PATCH /settings (upstream json_change_settings) for the settings Parley stores. */
+import { doChangePassword } from "../../actions/password-change.js";
 import { doChangeSettings } from "../../actions/settings.js";
 import { ApiError } from "../../errors.js";
 import { EmailVisibility } from "../../lib/roles.js";
@@ -27,9 +28,15 @@ async function changeSettings(req: AuthedRequest): Promise<ViewResult> {
     enable_drafts_synchronization: p.bool().optional(),
     presence_enabled: p.bool().optional(),
     email_address_visibility: p.int({ oneOf: EMAIL_VISIBILITY_VALUES }).optional(),
+    old_password: p.str().optional(),
+    new_password: p.str().optional(),
   });
   if (params.default_language !== undefined && !Object.hasOwn(LANGUAGE_NAMES, params.default_language)) {
     throw new ApiError("Invalid default_language");
+  }
+  // As upstream: the password first; a refused change leaves every other setting alone.
+  if (params.new_password !== undefined) {
+    await doChangePassword(req.ctx, req.realm, req.user, params.old_password ?? "", params.new_password);
   }
   await doChangeSettings(req.ctx, req.realm, req.user, {
     fullName: params.full_name,
