@@ -19,15 +19,9 @@ import {
   uploadSpaceUsed,
 } from "../db/queries/attachments.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { linkedPathIds, newPathId, sanitizeFileName, storagePath } from "../lib/uploads.js";
+import { linkedPathIds, newPathId, sanitizeFileName, storagePath, type UploadedFile } from "../lib/uploads.js";
 import { canReadAttachment } from "../lib/attachment-access.js";
 import { apiAttachment } from "../lib/attachment-record.js";
-
-export interface UploadedFile {
-  filename: string;
-  contentType: string | null;
-  data: Buffer;
-}
 
 /** Writes the file, then records it; returns the stored row. */
 export async function doUploadFile(ctx: AppContext, realm: Realm, user: User, file: UploadedFile): Promise<Attachment> {

@@ -72,3 +72,10 @@ export function readTemporaryToken(key: Buffer, token: string, nowSeconds: numbe
   if (at < 0 || Number(payload.slice(at + 1)) < nowSeconds) return null;
   return payload.slice(0, at);
 }
+
+/** A file of a multipart body, as the app's multipart hook keeps it (src/app.ts). */
+export interface UploadedFile {
+  filename: string;
+  contentType: string | null;
+  data: Buffer;
+}

@@ -3,7 +3,8 @@
  * temporary URL of a file, the caller's list of uploads and deleting one.
  */
 import crypto from "node:crypto";
-import { doDeleteAttachment, doUploadFile, listAttachments, type UploadedFile } from "../../actions/attachments.js";
+import { doDeleteAttachment, doUploadFile, listAttachments } from "../../actions/attachments.js";
+import { uploadedFiles } from "../uploaded-files.js";
 import { findAttachmentById, findAttachmentByPathId, uploadSpaceUsed } from "../../db/queries/attachments.js";
 import { ApiError } from "../../errors.js";
 import { canReadAttachment } from "../../lib/attachment-access.js";
@@ -14,13 +15,6 @@ import { route } from "../route.js";
 
 /** Signs temporary file URLs; per process, so such a URL is only good on the node that made it. */
 export const TEMPORARY_URL_KEY = crypto.randomBytes(32);
-
-/** The files of a multipart body (the app's multipart hook keeps them as UploadedFile values). */
-function uploadedFiles(body: unknown): UploadedFile[] {
-  if (!body || typeof body !== "object") return [];
-  const values = Object.values(body as Record<string, unknown>).flat();
-  return values.filter((v): v is UploadedFile => typeof v === "object" && v !== null && Buffer.isBuffer((v as UploadedFile).data));
-}
 
 /** POST /api/v1/user_uploads */
 async function uploadFile(req: AuthedRequest): Promise<ViewResult> {

@@ -4,6 +4,7 @@ import { toApiRealmEmoji } from "../../api-records/realm-emoji.js";
 import { listRealmEmoji } from "../../db/queries/initial-state.js";
 import { normalizeEmojiName } from "../../lib/emoji-validation.js";
 import { parseParams } from "../params/parse.js";
+import { uploadedFiles } from "../uploaded-files.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { route } from "../route.js";
 
@@ -19,19 +20,10 @@ async function listEmoji(req: AuthedRequest): Promise<ViewResult> {
   return { emoji: toApiRealmEmoji(req.realm.id, await listRealmEmoji(req.ctx.db, req.realm.id)) };
 }
 
-/** The multipart body's files (the multipart parser keeps them as Buffers, text fields as strings). */
-function uploadedFiles(req: AuthedRequest): Buffer[] {
-  const body = req.raw.body;
-  if (!body || typeof body !== "object") return [];
-  return Object.values(body as Record<string, unknown>)
-    .flatMap((v) => (Array.isArray(v) ? v : [v]))
-    .filter((v): v is Buffer => Buffer.isBuffer(v));
-}
-
 /** POST /api/v1/realm/emoji/{emoji_name} (multipart: exactly one image file) */
 async function uploadEmoji(req: AuthedRequest): Promise<ViewResult> {
   parseParams(req, {});
-  await doUploadRealmEmoji(req.ctx, req.realm, req.user, normalizeEmojiName(req.pathParams.emoji_name ?? ""), uploadedFiles(req));
+  await doUploadRealmEmoji(req.ctx, req.realm, req.user, normalizeEmojiName(req.pathParams.emoji_name ?? ""), uploadedFiles(req.raw.body).map((f) => f.data));
   return {};
 }
 
