@@ -169,4 +169,15 @@ describe("GET /attachments and DELETE /attachments/{id}", () => {
     expect((await fetchFile(owner, url)).statusCode).toBe(404);
     expect(existsSync(join(s.ctx.config.dataDir, "uploads", url.slice("/user_uploads/".length)))).toBe(false);
   });
+
+  it("deleting the linking message drops it from the upload's messages (the file stays the uploader's)", async () => {
+    const { owner } = s.realm;
+    const { url } = expectSuccess(await upload(owner, [{ field: "file", name: "gone.txt", type: "text/plain", data: Buffer.from("abc") }]));
+    const messageId = await sendChannelMessage(s, owner, "public-room", "files", `[gone](${url})`);
+    expectSuccess(await s.api.delete(owner, `/messages/${messageId}`));
+    const entry = expectSuccess(await s.api.get(owner, "/attachments")).attachments.find((a: { path_id: string }) => url.endsWith(a.path_id));
+    expect(entry.messages).toEqual([]);
+    expect(await s.db.selectFrom("attachment_messages").selectAll().where("message_id", "=", messageId).execute()).toEqual([]);
+    expect((await fetchFile(owner, url)).statusCode).toBe(200);
+  });
 });

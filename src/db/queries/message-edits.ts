@@ -54,6 +54,7 @@ async function deleteMessagesWithRows(db: Queryable, realmId: number, list: numb
   await db.deleteFrom("reactions").where("realm_id", "=", realmId).where("message_id", "in", list).execute();
   await db.deleteFrom("submessages").where("realm_id", "=", realmId).where("message_id", "in", list).execute();
   await db.deleteFrom("message_edits").where("realm_id", "=", realmId).where("message_id", "in", list).execute();
+  await db.deleteFrom("attachment_messages").where("message_id", "in", list).execute();
   await db.deleteFrom("messages").where("realm_id", "=", realmId).where("id", "in", list).execute();
 }
 
