@@ -3,7 +3,7 @@ import { doUpdateUser } from "../actions/users.js";
 import { stringOption } from "./args.js";
 import type { Command } from "./command.js";
 import { withDatabase } from "./database.js";
-import { actingOwner, findRealm, findUser, SUBDOMAIN_OPTION } from "./organization.js";
+import { SUBDOMAIN_OPTION, actingOwner, namedUser } from "./organization.js";
 import { print } from "./output.js";
 import { parseRole, ROLE_CHOICES, roleName } from "./roles.js";
 
@@ -18,8 +18,7 @@ export const changeRole: Command = {
   async run(config, values) {
     const role = parseRole(stringOption(values, "role")!);
     return withDatabase(config, async (ctx) => {
-      const realm = await findRealm(ctx, String(values.subdomain));
-      const user = await findUser(ctx, realm, stringOption(values, "email")!);
+      const { realm, user } = await namedUser(ctx, values);
       await doUpdateUser(ctx, realm, await actingOwner(ctx, realm), user.id, { role });
       print(`${user.delivery_email} is now ${roleName(role)} (${role}); was ${roleName(user.role)} (${user.role}).`);
       return 0;

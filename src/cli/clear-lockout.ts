@@ -4,10 +4,9 @@
  * at the user's next login attempt (src/http/login-lockout.ts).
  */
 import { recordLockoutClear } from "../db/queries/login-lockouts.js";
-import { stringOption } from "./args.js";
 import type { Command } from "./command.js";
 import { withDatabase } from "./database.js";
-import { findRealm, findUser, SUBDOMAIN_OPTION } from "./organization.js";
+import { SUBDOMAIN_OPTION, namedUser } from "./organization.js";
 import { print } from "./output.js";
 
 export const clearLockout: Command = {
@@ -19,8 +18,7 @@ export const clearLockout: Command = {
   required: ["email"],
   async run(config, values) {
     return withDatabase(config, async (ctx) => {
-      const realm = await findRealm(ctx, String(values.subdomain));
-      const user = await findUser(ctx, realm, stringOption(values, "email")!);
+      const { realm, user } = await namedUser(ctx, values);
       await recordLockoutClear(ctx.db, realm.id, user.delivery_email, Math.floor(Date.now() / 1000));
       print(`Login lock-out cleared for ${user.delivery_email}.`);
       return 0;

@@ -4,7 +4,8 @@ import type { Realm, User } from "../db/schema.js";
 import { findRealmBySubdomain, listRealms } from "../db/queries/realms.js";
 import { findUserByDeliveryEmail, findUserById, firstActiveOwner } from "../db/queries/users.js";
 import { Role } from "../lib/roles.js";
-import type { OptionSpec } from "./command.js";
+import { stringOption } from "./args.js";
+import type { OptionSpec, OptionValues } from "./command.js";
 import { CommandError } from "./usage-error.js";
 
 export const SUBDOMAIN_OPTION: OptionSpec = { subdomain: { type: "string", short: "s", default: "" } };
@@ -24,6 +25,12 @@ export async function findUser(ctx: AppContext, realm: Realm, emailOrId: string)
     : await findUserByDeliveryEmail(ctx.db, realm.id, emailOrId.trim());
   if (!user || user.id === realm.notification_bot_id) throw new CommandError(`no user '${emailOrId}' in organization '${realm.string_id}'`);
   return user;
+}
+
+/** The organization (`--subdomain`) and the user (`--email`, or an id) a user command names. */
+export async function namedUser(ctx: AppContext, values: OptionValues): Promise<{ realm: Realm; user: User }> {
+  const realm = await findRealm(ctx, String(values.subdomain));
+  return { realm, user: await findUser(ctx, realm, stringOption(values, "email")!) };
 }
 
 /**

@@ -1,9 +1,8 @@
 /** `parley reset-password`: a new random password, printed or mailed to the user. */
 import { doResetPassword, mailNewPassword } from "../actions/password-reset.js";
-import { stringOption } from "./args.js";
 import type { Command } from "./command.js";
 import { withDatabase } from "./database.js";
-import { findRealm, findUser, SUBDOMAIN_OPTION } from "./organization.js";
+import { SUBDOMAIN_OPTION, namedUser } from "./organization.js";
 import { print, printJson } from "./output.js";
 
 export const resetPassword: Command = {
@@ -15,8 +14,7 @@ export const resetPassword: Command = {
   required: ["email"],
   async run(config, values) {
     return withDatabase(config, async (ctx) => {
-      const realm = await findRealm(ctx, String(values.subdomain));
-      const user = await findUser(ctx, realm, stringOption(values, "email")!);
+      const { realm, user } = await namedUser(ctx, values);
       const password = await doResetPassword(ctx, realm, user);
       if (values.mail) {
         const outcome = await mailNewPassword(ctx, realm, user, password);

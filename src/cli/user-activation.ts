@@ -1,9 +1,8 @@
 /** `parley deactivate-user` / `reactivate-user`: the same actions as the API's, so events and rules match. */
 import { doDeactivateUser, doReactivateUser } from "../actions/users.js";
-import { stringOption } from "./args.js";
 import type { Command } from "./command.js";
 import { withDatabase } from "./database.js";
-import { actingOwner, findRealm, findUser, SUBDOMAIN_OPTION } from "./organization.js";
+import { SUBDOMAIN_OPTION, actingOwner, namedUser } from "./organization.js";
 import { print } from "./output.js";
 
 function activationCommand(active: boolean): Command {
@@ -17,8 +16,7 @@ function activationCommand(active: boolean): Command {
     required: ["email"],
     async run(config, values) {
       return withDatabase(config, async (ctx) => {
-        const realm = await findRealm(ctx, String(values.subdomain));
-        const user = await findUser(ctx, realm, stringOption(values, "email")!);
+        const { realm, user } = await namedUser(ctx, values);
         const actor = await actingOwner(ctx, realm);
         if (active) await doReactivateUser(ctx, realm, actor, user.id);
         else await doDeactivateUser(ctx, realm, actor, user.id, actor.id === user.id);
