@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
 import type { DB } from "./schema.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
+import { withImmediateTransactions } from "./immediate-transactions.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -41,7 +42,7 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return new Kysely<DB>({ dialect: withNulGuard(new SqliteDialect({ database: withStatementCache(database) })), log: queryLogger(opts) });
+  return new Kysely<DB>({ dialect: withNulGuard(withImmediateTransactions(new SqliteDialect({ database: withStatementCache(database) }))), log: queryLogger(opts) });
 }
 
 /**
