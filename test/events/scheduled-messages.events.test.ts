@@ -6,8 +6,9 @@ import { queuedEvents, register, verifyAction } from "../support/events.js";
 import { createChannel } from "../support/channels.js";
 import { sendChannelMessage } from "../support/messages.js";
 import type { Channel } from "../../src/db/schema.js";
-import { ManualClock } from "../../src/jobs/clock.js";
-import { DeliveryJob } from "../../src/jobs/scheduled-delivery.js";
+import type { ManualClock } from "../../src/jobs/clock.js";
+import type { DeliveryJob } from "../../src/jobs/scheduled-delivery.js";
+import { startManualDelivery } from "../support/delivery.js";
 
 let s: TestServer;
 let room: Channel;
@@ -16,10 +17,7 @@ let job: DeliveryJob;
 const T0 = 2_200_000_000;
 beforeAll(async () => {
   s = await startTestServer();
-  clock = new ManualClock(T0 * 1000);
-  s.ctx.now = () => clock.now();
-  job = new DeliveryJob(s.ctx, clock);
-  await job.start();
+  ({ clock, job } = await startManualDelivery(s, T0));
   room = await createChannel(s, { name: "sched-events", subscribers: [s.realm.member, s.realm.other] });
 });
 afterAll(async () => {

@@ -6,8 +6,9 @@ import { queuedEvents, register } from "../support/events.js";
 import { createChannel } from "../support/channels.js";
 import { sendChannelMessage, sendDirectMessage } from "../support/messages.js";
 import type { Channel, User } from "../../src/db/schema.js";
-import { ManualClock } from "../../src/jobs/clock.js";
-import { DeliveryJob } from "../../src/jobs/scheduled-delivery.js";
+import type { ManualClock } from "../../src/jobs/clock.js";
+import type { DeliveryJob } from "../../src/jobs/scheduled-delivery.js";
+import { startManualDelivery } from "../support/delivery.js";
 import { realmUrl } from "../../src/lib/realm-host.js";
 import { MAX_REMINDER_NOTE_LENGTH } from "../../src/lib/reminders.js";
 
@@ -20,10 +21,7 @@ let url: string;
 const T0 = 2_100_000_000;
 beforeAll(async () => {
   s = await startTestServer();
-  clock = new ManualClock(T0 * 1000);
-  s.ctx.now = () => clock.now();
-  job = new DeliveryJob(s.ctx, clock);
-  await job.start();
+  ({ clock, job } = await startManualDelivery(s, T0));
   room = await createChannel(s, { name: "reminded", subscribers: [s.realm.member, s.realm.other] });
   secret = await createChannel(s, { name: "secret-reminded", invite_only: true, subscribers: [s.realm.admin] });
   url = realmUrl(s.realm.realm.string_id, s.ctx.config.externalHost);

@@ -9,8 +9,9 @@ import { expectSuccess } from "../support/client.js";
 import { queuedEvents, register } from "../support/events.js";
 import { createChannel } from "../support/channels.js";
 import type { Channel, User } from "../../src/db/schema.js";
-import { ManualClock } from "../../src/jobs/clock.js";
+import type { ManualClock } from "../../src/jobs/clock.js";
 import { DeliveryJob } from "../../src/jobs/scheduled-delivery.js";
+import { startManualDelivery } from "../support/delivery.js";
 import { deliverScheduled } from "../../src/actions/scheduled-delivery.js";
 
 let s: TestServer;
@@ -25,10 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 beforeEach(async () => {
-  clock = new ManualClock(T0 * 1000);
-  s.ctx.now = () => clock.now();
-  job = new DeliveryJob(s.ctx, clock);
-  await job.start();
+  ({ clock, job } = await startManualDelivery(s, T0));
 });
 afterEach(async () => {
   await job.stop();
