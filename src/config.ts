@@ -15,8 +15,6 @@ export interface Config {
   eventQueueIdleSeconds: number;
   /** Seconds a long-poll waits before answering with a heartbeat. */
   longPollSeconds: number;
-  /** Whether a push notification service is configured (spec 4.14). */
-  pushServiceConfigured: boolean;
   /** API requests allowed per user per minute (upstream: 200); 0 disables. */
   rateLimitPerMinute: number;
   /** Password attempts allowed per username per 30 minutes (upstream: 5); 0 disables. */
@@ -66,7 +64,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxRequestBytes: intFromEnv(env.PARLEY_MAX_REQUEST_BYTES, 1024 * 1024),
     eventQueueIdleSeconds: intFromEnv(env.PARLEY_EVENT_QUEUE_IDLE_SECONDS, 600),
     longPollSeconds: intFromEnv(env.PARLEY_LONG_POLL_SECONDS, 50),
-    pushServiceConfigured: pushKeys.size > 0,
     rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
     loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
     logLevel: env.LOG_LEVEL || "info",
@@ -102,4 +99,9 @@ function pushKeyPairsFromEnv(value: string | undefined): Map<string, string> {
     pairs.set(pub!, priv!);
   }
   return pairs;
+}
+
+/** Whether the push notification service is configured (spec 4.14): the relay's key pairs are set. */
+export function pushServiceConfigured(config: Pick<Config, "pushRelayKeys">): boolean {
+  return config.pushRelayKeys.size > 0;
 }

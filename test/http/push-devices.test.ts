@@ -17,7 +17,7 @@ beforeAll(async () => {
   const kp = sodium.crypto_box_keypair();
   relayPublic = b64(kp.publicKey);
   relayPrivate = b64(kp.privateKey);
-  s = await startTestServer({ pushRelayKeys: new Map([[relayPublic, relayPrivate]]), pushServiceConfigured: true });
+  s = await startTestServer({ pushRelayKeys: new Map([[relayPublic, relayPrivate]]) });
   s.ctx.events.subscribe((e) => events.push(e));
 });
 afterAll(() => s.close());
@@ -138,7 +138,8 @@ describe("POST /mobile_push/register", () => {
 
   it("answers PUSH_SERVICE_NOT_CONFIGURED without relay keys, and server_settings says so", async () => {
     expect(expectSuccess(await s.api.get(null, "/server_settings")).push_notifications_enabled).toBe(true);
-    s.ctx.config.pushServiceConfigured = false;
+    const keys = s.ctx.config.pushRelayKeys;
+    s.ctx.config.pushRelayKeys = new Map();
     try {
       const before = await rows();
       expectError(await s.api.post(s.realm.member, "/mobile_push/register", params(5001, fcm())), "Server is not configured to use push notification service.", {
@@ -147,7 +148,7 @@ describe("POST /mobile_push/register", () => {
       expect(await rows()).toEqual(before);
       expect(expectSuccess(await s.api.get(null, "/server_settings")).push_notifications_enabled).toBe(false);
     } finally {
-      s.ctx.config.pushServiceConfigured = true;
+      s.ctx.config.pushRelayKeys = keys;
     }
   });
 });

@@ -1,5 +1,6 @@
 /** POST /api/v1/mobile_push/register (spec 4.14): end-to-end-encrypted push registration. */
 import { doRegisterPushDevice } from "../../actions/push-devices.js";
+import { pushServiceConfigured } from "../../config.js";
 import { ApiError } from "../../errors.js";
 import { TOKEN_KINDS } from "../../lib/push-registration.js";
 import { p, Param } from "../params/kinds.js";
@@ -24,7 +25,7 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     bouncer_public_key: p.str(),
     encrypted_push_registration: p.str(),
   });
-  if (!req.ctx.config.pushServiceConfigured) {
+  if (!pushServiceConfigured(req.ctx.config)) {
     throw new ApiError("Server is not configured to use push notification service.", { code: "PUSH_SERVICE_NOT_CONFIGURED" });
   }
   await doRegisterPushDevice(req.ctx, req.user, params.push_account_id, {

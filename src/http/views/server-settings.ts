@@ -1,6 +1,7 @@
 /** GET /api/v1/server_settings: what a client needs before logging in (unauthenticated). */
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.js";
+import { pushServiceConfigured } from "../../config.js";
 import { ApiError } from "../../errors.js";
 import { realmHasWebPublicChannel } from "../../db/queries/server-settings.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
@@ -46,7 +47,7 @@ function serverFields(ctx: AppContext, raw: FastifyRequest) {
     chat_version: CHAT_VERSION,
     chat_merge_base: CHAT_MERGE_BASE,
     chat_feature_level: CHAT_FEATURE_LEVEL,
-    push_notifications_enabled: ctx.config.pushServiceConfigured,
+    push_notifications_enabled: pushServiceConfigured(ctx.config),
     is_incompatible: isIncompatible(raw.headers["user-agent"]),
     email_auth_enabled: true,
     require_email_format_usernames: true,
