@@ -1,171 +1,146 @@
 /**
- * npm run bench: autocannon against a bare Fastify endpoint and, in the same run,
- * Parley's endpoints on a seeded database. Servers run in child processes so the load
- * generator and each server get their own core. Prints req/s, p50/p99 and the ratio to
- * the bare baseline. BENCH_SECONDS (default 10) sets each measurement's duration.
+ * npm run bench [-- --only <substring>[,…]] [-- --list]: every row of issue 14's table
+ * against Parley in a child process, each throughput row right after a bare Fastify
+ * baseline of the same request shape (bench/bare-server.ts), on SQLite or, with
+ * BENCH_DATABASE_URL, PostgreSQL. Prints a markdown table and writes
+ * bench/results/latest-<engine>.json (partial-<engine>.json for --only runs).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
+import { sql } from "kysely";
 import { loadConfig } from "../src/config.js";
+import type { AppContext } from "../src/context.js";
 import { createContext } from "../src/server.js";
-import { seedBenchRealm, type BenchSeed } from "./seed.js";
-import { extraScenarios } from "./scenarios.js";
+import { GOALS } from "./goals.js";
+import { runLoad, type LoadResult } from "./load.js";
+import { PARLEY_BENCH_ENV, startBare, startParley, type Server } from "./processes.js";
+import { machine, markdownReport, outcomeOf, writeJson, type RowOutcome } from "./report.js";
+import { rowKey, sizeLabel, type PhaseEnv, type Row, type RowResult, type Shape } from "./row.js";
+import { ALL_ROWS } from "./rows/index.js";
+import { SEND_BODY } from "./rows/messages-setup.js";
+import { createBenchRealm, growRealm, userCount, type BenchRealm } from "./seed.js";
+import { CONNECTIONS, DATABASE_URL, ENGINE, SECONDS } from "./settings.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "results");
 
-export interface Scenario {
-  name: string;
-  method?: "GET" | "POST" | "PATCH" | "DELETE";
-  path: string;
-  body?: string;
-  auth?: { email: string; apiKey: string };
-  /**
-   * A cycle of requests each connection repeats (e.g. add then remove a reaction), on a
-   * path of its own from `pathsPerConnection` so connections never collide.
-   */
-  sequence?: Array<{ method: "POST" | "DELETE"; body: string }>;
-  pathsPerConnection?: string[];
+function selectedRows(argv: string[]): { rows: Row[]; partial: boolean; list: boolean } {
+  const only: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--only") only.push(...(argv[++i] ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+    else if (argv[i].startsWith("--only=")) only.push(...argv[i].slice(7).split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  }
+  const rows = only.length === 0 ? ALL_ROWS : ALL_ROWS.filter((r) => only.some((o) => rowKey(r).toLowerCase().includes(o)));
+  return { rows, partial: only.length > 0, list: argv.includes("--list") };
 }
 
-export interface Measured {
-  name: string;
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
+function log(line: string): void {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 }
 
-export async function measure(port: number, s: Scenario): Promise<Measured> {
-  const headers: Record<string, string> = {};
-  if (s.auth) headers.authorization = `Basic ${Buffer.from(`${s.auth.email}:${s.auth.apiKey}`).toString("base64")}`;
-  if (s.body !== undefined || s.sequence) headers["content-type"] = "application/x-www-form-urlencoded";
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}${s.path}`,
-    method: s.method ?? "GET",
-    body: s.body,
-    headers,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    ...(s.sequence ? { requests: sequenceRequests(s), initialContext: {} } : {}),
-  });
-  return {
-    name: s.name,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
+const baselineOf = (port: number, shape: Shape): Promise<LoadResult> =>
+  runLoad(port, shape === "GET" ? { path: "/bare" } : { method: "POST", path: "/bare", body: SEND_BODY });
+
+/** Runs one size's rows against a fresh Parley process; the realm has `users` humans by then. */
+async function runPhase(rows: Row[], realm: BenchRealm, bare: Server, dataDir: string, outcomes: RowOutcome[], results: Map<string, RowResult>): Promise<void> {
+  const parley = await startParley(dataDir, DATABASE_URL);
+  const shared = new Map<string, { value: Promise<unknown>; release?: (v: never) => Promise<void> | void }>();
+  const release = async (key: string) => {
+    const entry = shared.get(key);
+    shared.delete(key);
+    if (entry?.release) await entry.release((await entry.value.catch(() => undefined)) as never);
   };
-}
-
-function sequenceRequests(s: Scenario): autocannon.Request[] {
-  const paths = s.pathsPerConnection ?? [s.path];
-  let next = 0;
-  return s.sequence!.map((step) => ({
-    method: step.method,
-    body: step.body,
-    setupRequest: (req: autocannon.Request, context: object) => {
-      const own = context as { path?: string };
-      own.path ??= paths[next++ % paths.length];
-      return { ...req, path: own.path };
+  const env: PhaseEnv = {
+    port: parley.port,
+    pid: parley.pid,
+    realm,
+    results,
+    release,
+    shared: <T>(key: string, build: () => Promise<T>, rel?: (v: T) => Promise<void> | void) => {
+      if (!shared.has(key)) shared.set(key, { value: build(), release: rel as (v: never) => void });
+      return shared.get(key)!.value as Promise<T>;
     },
-  }));
-}
-
-function startChild(script: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], {
-      env: { ...process.env, ...env, LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening http:\/\/127\.0\.0\.1:(\d+)/.exec(out) ?? /"port":(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}: ${out}`)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const net = await import("node:net");
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHttp(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/server_settings`);
-      if (res.status < 500) return;
-    } catch {
-      /* not up yet */
+  };
+  try {
+    // A fresh process runs unoptimized code at first: warm the common path up before measuring.
+    await runLoad(parley.port, { path: "/api/v1/users/me", auth: realm.owner, seconds: 2 });
+    for (const row of rows) {
+      log(`${rowKey(row)} …`);
+      let baseline: LoadResult | undefined;
+      let result: RowResult | Error;
+      try {
+        if (row.shape) baseline = await baselineOf(bare.port, row.shape);
+        result = await row.run(env);
+        results.set(rowKey(row), result);
+      } catch (err) {
+        result = err instanceof Error ? err : new Error(String(err));
+      }
+      const outcome = outcomeOf(row, result, baseline, results);
+      outcomes.push(outcome);
+      log(`  ${outcome.error ? `error: ${outcome.error}` : `${outcome.requestsPerSecond ?? "-"} req/s, p50 ${outcome.p50 ?? "-"}, p99 ${outcome.p99 ?? "-"}, ratio ${outcome.ratio ?? "-"}`}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    for (const key of [...shared.keys()]) await release(key).catch(() => {});
+    await parley.stop();
   }
-  throw new Error("Parley did not start");
 }
 
-function printTable(baseline: Measured, rows: Measured[]): void {
-  const line = (cells: string[]) => console.log(`| ${cells.join(" | ")} |`);
-  line(["scenario", "req/s", "p50 ms", "p99 ms", "ratio to bare", "non-2xx"]);
-  line(["---", "---:", "---:", "---:", "---:", "---:"]);
-  for (const r of [baseline, ...rows]) {
-    line([r.name, String(r.requestsPerSecond), String(r.p50), String(r.p99), (r.requestsPerSecond / baseline.requestsPerSecond).toFixed(2), String(r.non2xx)]);
-  }
+async function engineVersion(ctx: AppContext): Promise<string> {
+  const query = DATABASE_URL ? sql<{ v: string }>`select current_setting('server_version') as v` : sql<{ v: string }>`select sqlite_version() as v`;
+  const { rows } = await query.execute(ctx.db);
+  return `${DATABASE_URL ? "PostgreSQL" : "SQLite"} ${rows[0]?.v ?? ""}`.trim();
 }
 
 async function main(): Promise<void> {
+  const { rows, partial, list } = selectedRows(process.argv.slice(2));
+  if (list) {
+    for (const r of ALL_ROWS) console.log(`${rowKey(r)}${GOALS[rowKey(r)] ? `  (goal: ${GOALS[rowKey(r)].text})` : ""}`);
+    return;
+  }
+  if (rows.length === 0) throw new Error("no row matches --only; see --list");
+  const started = Date.now();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-  const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const config = { ...loadConfig({}), dataDir, databaseUrl };
-  console.log(`Parley bench: ${SECONDS}s per scenario, ${CONNECTIONS} connections, ${os.cpus().length} cores, database ${databaseUrl ? "PostgreSQL" : "SQLite"}`);
-
-  const ctx = await createContext(config);
-  const seed: BenchSeed = await seedBenchRealm(ctx, 1000);
-  const extra = await extraScenarios(ctx, seed, { dataDir, databaseUrl });
-  await ctx.db.destroy();
-
-  const bare = await startChild(path.join(here, "bare-server.js"), { PORT: "0" });
-  const port = await freePort();
-  const parley = spawn(process.execPath, [path.join(here, "..", "src", "cli.js"), "serve"], {
-    // Rate limits off: the bench drives one user far past a human's request rate on purpose.
-    env: { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, LOG_LEVEL: "warn", PARLEY_RATE_LIMIT_PER_MINUTE: "0", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  await waitForHttp(port);
-
+  const ctx = await createContext({ ...loadConfig({}), dataDir, databaseUrl: DATABASE_URL });
+  const bare = await startBare();
+  const outcomes: RowOutcome[] = [];
+  const results = new Map<string, RowResult>();
   try {
-    const owner = { email: seed.owner.email, apiKey: seed.owner.apiKey };
-    const baseline = await measure(bare.port, { name: "bare Fastify GET (baseline)", path: "/bare" });
-    const rows: Measured[] = [];
-    const scenarios: Scenario[] = [
-      { name: "GET /users/me", path: "/api/v1/users/me", auth: owner },
-      { name: "GET /users (1,001 users)", path: "/api/v1/users", auth: owner },
-      { name: "GET /server_settings", path: "/api/v1/server_settings" },
-      ...(await extra.scenarios(port)),
-    ];
-    for (const s of scenarios) rows.push(await measure(port, s));
-    printTable(baseline, rows);
-    for (const report of extra.reports) await report(port);
+    const m = machine(await engineVersion(ctx));
+    log(`Parley bench: ${rows.length} rows, ${SECONDS} s per measurement, ${CONNECTIONS} connections, ${m.engine}`);
+    const sizes = [...new Set(rows.map((r) => r.users))].sort((a, b) => a - b);
+    log(`seeding ${sizeLabel(sizes[0])} users …`);
+    const realm = await createBenchRealm(ctx, Math.max(1000, sizes[0]));
+    for (const size of sizes) {
+      if (userCount(realm) < size) {
+        log(`growing the organization to ${sizeLabel(size)} users …`);
+        await growRealm(ctx.db, realm, size);
+      }
+      await runPhase(rows.filter((r) => r.users === size), realm, bare, dataDir, outcomes, results);
+    }
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.log(markdownReport(outcomes, m, { seconds: SECONDS, connections: CONNECTIONS }));
+    console.log(`\nTotal run time: ${Math.floor(seconds / 60)} min ${seconds % 60} s.`);
+    const file = path.join(resultsDir, `${partial ? "partial" : "latest"}-${ENGINE}.json`);
+    writeJson(file, {
+      date: new Date().toISOString(),
+      machine: m,
+      settings: { seconds: SECONDS, connections: CONNECTIONS, parleyEnv: PARLEY_BENCH_ENV },
+      runSeconds: seconds,
+      rows: outcomes,
+    });
+    log(`wrote ${path.relative(process.cwd(), file)}`);
   } finally {
-    bare.child.kill();
-    parley.kill();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await bare.stop();
+    await ctx.db.destroy();
+    if (!DATABASE_URL) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,115 @@
+/**
+ * One load measurement with autocannon. Latencies are collected from each response's own
+ * timing (sub-millisecond), because autocannon's histogram rounds to whole milliseconds.
+ */
+import autocannon from "autocannon";
+import { CONNECTIONS, SECONDS } from "./settings.js";
+import { basicAuth, type BenchUser } from "./http-client.js";
+
+export interface LoadSpec {
+  method?: "GET" | "POST" | "DELETE";
+  path: string;
+  /** A form body (sent as application/x-www-form-urlencoded). */
+  body?: string;
+  /** One user, or several that successive requests take turns as (per-user limits). */
+  auth?: BenchUser | BenchUser[];
+  /** Requests per second over all connections; unset: as fast as the server answers. */
+  rate?: number;
+  /** A cycle of requests each connection repeats, on a path of its own from `paths`. */
+  sequence?: Array<{ method: "POST" | "DELETE"; body: string }>;
+  paths?: string[];
+  /** Defaults to BENCH_SECONDS. */
+  seconds?: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Responses other than 2xx, plus errors and timeouts. */
+  failures: number;
+  /** Set when the figures come from a run by request count (see runLoad). */
+  note?: string;
+}
+
+/**
+ * A timed run at BENCH_CONNECTIONS. When the server is so slow that fewer responses than
+ * connections came back in that time (in-flight requests are not counted), the latencies
+ * are taken from a second run of a fixed count instead, so slow rows still get a p99.
+ */
+export async function runLoad(port: number, spec: LoadSpec): Promise<LoadResult> {
+  const timed = await load(port, spec, { duration: spec.seconds ?? SECONDS });
+  if (timed.responses >= CONNECTIONS || spec.rate) return timed.result;
+  const counted = await load(port, spec, { amount: 2 * CONNECTIONS });
+  return { ...counted.result, note: `too slow for a ${spec.seconds ?? SECONDS} s run: figures of ${2 * CONNECTIONS} requests instead` };
+}
+
+async function load(port: number, spec: LoadSpec, length: { duration: number } | { amount: number }): Promise<{ result: LoadResult; responses: number }> {
+  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const headers: Record<string, string> = {};
+  if (users.length === 1) headers.authorization = basicAuth(users[0]);
+  if (spec.body !== undefined || spec.sequence) headers["content-type"] = "application/x-www-form-urlencoded";
+  const latencies: number[] = [];
+  const options: autocannon.Options = {
+    url: `http://127.0.0.1:${port}${spec.path}`,
+    method: spec.method ?? "GET",
+    body: spec.body,
+    headers,
+    connections: CONNECTIONS,
+    ...length,
+    timeout: 120,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
+    ...requestsOf(spec, users, headers),
+  };
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (err: unknown, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
+    instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
+  });
+  latencies.sort((a, b) => a - b);
+  return {
+    responses: latencies.length,
+    result: {
+      requestsPerSecond: Math.round(latencies.length / result.duration),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      failures: result.non2xx + result.errors + result.timeouts,
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const value = sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return Math.round(value * 100) / 100;
+}
+
+/** autocannon's per-request hooks: rotating users, or a per-connection request cycle. */
+function requestsOf(spec: LoadSpec, users: BenchUser[], headers: Record<string, string>): Partial<autocannon.Options> {
+  if (spec.sequence) {
+    const paths = spec.paths ?? [spec.path];
+    let next = 0;
+    return {
+      initialContext: {},
+      requests: spec.sequence.map((step) => ({
+        method: step.method,
+        body: step.body,
+        setupRequest: (req: autocannon.Request, context: object) => {
+          const own = context as { path?: string };
+          own.path ??= paths[next++ % paths.length];
+          return { ...req, path: own.path };
+        },
+      })),
+    };
+  }
+  if (users.length > 1) {
+    let next = 0;
+    return {
+      requests: [
+        {
+          setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...headers, authorization: basicAuth(users[next++ % users.length]) } }),
+        },
+      ],
+    };
+  }
+  return {};
+}

@@ -1,0 +1,166 @@
+/**
+ * Many event queues, each with a GET /events long-poll waiting on a real socket of its own.
+ * Plain sockets and a minimal HTTP/1.1 reader keep the bench process's own cost per
+ * response small, so timing 10,000 polls returning measures the server, not the client.
+ * A poll that returns is sent again (with the new last_event_id) like a client's loop;
+ * during a measurement, re-polls wait until every poll has returned the awaited message.
+ */
+import net from "node:net";
+import { api, basicAuth, type BenchUser } from "./http-client.js";
+
+const CONNECT_CONCURRENCY = 100;
+const CREATE_CONCURRENCY = 20;
+
+class LongPoll {
+  waiting = false;
+  closed = false;
+  countedToken = "";
+  private socket!: net.Socket;
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly pool: PollPool,
+    private readonly user: BenchUser,
+    private readonly queueId: string,
+    public lastEventId: number,
+  ) {}
+
+  connect(port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.socket = net.connect({ host: "127.0.0.1", port }, () => resolve());
+      this.socket.setNoDelay(true);
+      this.socket.on("data", (chunk: Buffer) => this.read(chunk));
+      this.socket.on("error", (err) => {
+        this.pool.fail(err.message);
+        reject(err);
+      });
+      this.socket.on("close", () => {
+        this.closed = true;
+        this.waiting = false;
+      });
+    });
+  }
+
+  send(): void {
+    if (this.closed) return;
+    const path = `/api/v1/events?queue_id=${encodeURIComponent(this.queueId)}&last_event_id=${this.lastEventId}`;
+    this.waiting = true;
+    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basicAuth(this.user)}\r\nConnection: keep-alive\r\n\r\n`);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket?.destroy();
+  }
+
+  /** Collects bytes until a whole response (headers and Content-Length body) is in. */
+  private read(chunk: Buffer): void {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    for (;;) {
+      const headerEnd = this.pending.indexOf("\r\n\r\n");
+      if (headerEnd < 0) return;
+      const head = this.pending.subarray(0, headerEnd).toString("latin1");
+      const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+      const end = headerEnd + 4 + length;
+      if (this.pending.length < end) return;
+      const status = Number(head.slice(9, 12));
+      const body = this.pending.subarray(headerEnd + 4, end);
+      this.pending = this.pending.subarray(end);
+      this.waiting = false;
+      this.pool.returned(this, status, body);
+    }
+  }
+}
+
+export class PollPool {
+  failures = 0;
+  lastError = "";
+  private polls: LongPoll[] = [];
+  private watch: { token: string; remaining: number; finished: (at: number) => void } | null = null;
+  private held: LongPoll[] | null = null;
+
+  /** A queue (message events only) per user, each with a waiting long-poll. */
+  static async open(port: number, users: BenchUser[]): Promise<PollPool> {
+    const pool = new PollPool();
+    const queues = await inBatches(users, CREATE_CONCURRENCY, async (user) => {
+      const q = await api<{ queue_id: string }>(port, user, "GET", `/events?dont_block=true&event_types=${encodeURIComponent('["message"]')}`);
+      return new LongPoll(pool, user, q.queue_id, -1);
+    });
+    await inBatches(queues, CONNECT_CONCURRENCY, async (poll) => {
+      await poll.connect(port);
+      poll.send();
+      pool.polls.push(poll);
+    });
+    return pool;
+  }
+
+  /** Polls currently waiting on the server. */
+  get open(): number {
+    return this.polls.filter((p) => p.waiting && !p.closed).length;
+  }
+
+  get size(): number {
+    return this.polls.length;
+  }
+
+  /**
+   * Milliseconds from calling `send` until every poll has returned an answer containing
+   * `token` (a string unique to the message sent).
+   */
+  async timeUntilAllReceive(token: string, send: () => Promise<unknown>, timeoutMs = 120_000): Promise<number> {
+    this.held = [];
+    const start = performance.now();
+    const allReceived = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.watch?.remaining} of ${this.polls.length} polls did not receive the message within ${timeoutMs} ms${this.lastError ? ` (${this.lastError})` : ""}`)), timeoutMs);
+      this.watch = { token, remaining: this.polls.length, finished: (at) => (clearTimeout(timer), resolve(at)) };
+    });
+    try {
+      const [doneAt] = await Promise.all([allReceived, send()]);
+      return doneAt - start;
+    } finally {
+      this.watch = null;
+      const held = this.held;
+      this.held = null;
+      for (const poll of held) poll.send();
+    }
+  }
+
+  returned(poll: LongPoll, status: number, body: Buffer): void {
+    if (status !== 200) {
+      this.fail(`GET /events: ${status} ${body.toString().slice(0, 200)}`);
+      return;
+    }
+    const w = this.watch;
+    if (w && poll.countedToken !== w.token && body.includes(w.token)) {
+      poll.countedToken = w.token;
+      if (--w.remaining === 0) w.finished(performance.now());
+    }
+    const events = (JSON.parse(body.toString()) as { events: Array<{ id: number }> }).events;
+    if (events.length > 0) poll.lastEventId = events[events.length - 1].id;
+    if (this.held) this.held.push(poll);
+    else poll.send();
+  }
+
+  fail(message: string): void {
+    this.failures++;
+    this.lastError = message;
+  }
+
+  close(): void {
+    for (const poll of this.polls) poll.close();
+    this.polls = [];
+  }
+}
+
+async function inBatches<T, R>(items: T[], concurrency: number, each: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await each(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * The servers under test, as child processes of the bench (so the load generator and the
+ * server each get a core): the bare baseline, and Parley as `parley serve` in its default
+ * configuration except for the limits a load test must lift.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface Server {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The environment Parley runs with besides PORT, the data directory and DATABASE_URL.
+ * Rate limits off: one bench user sends far more requests than a person would. Nothing
+ * else is changed (default LOG_LEVEL: the access log is on, written to a file).
+ */
+export const PARLEY_BENCH_ENV = { PARLEY_RATE_LIMIT_PER_MINUTE: "0" } as const;
+
+export async function startBare(): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(here, "bare-server.js")], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  await waitForHttp(port, "/bare", child);
+  return serverOf(child, port);
+}
+
+export async function startParley(dataDir: string, databaseUrl: string | undefined): Promise<Server> {
+  const port = await freePort();
+  const log = fs.openSync(path.join(dataDir, "server.log"), "a");
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, ...PARLEY_BENCH_ENV };
+  delete env.LOG_LEVEL;
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const child = spawn(process.execPath, [path.join(here, "..", "src", "cli.js"), "serve"], { env, stdio: ["ignore", log, log] });
+  fs.closeSync(log);
+  await waitForHttp(port, "/api/v1/server_settings", child);
+  return serverOf(child, port);
+}
+
+/** Resident memory of a process in MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Math.round(kb / 1024);
+}
+
+function serverOf(child: ChildProcess, port: number): Server {
+  return {
+    port,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill();
+      }),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(port: number, urlPath: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} (see its log)`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+      if (res.status < 500) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`server on port ${port} did not answer within 60 s`);
+}

@@ -1,0 +1,39 @@
+/** Reads: the cheapest authenticated and unauthenticated GETs, message fetches, user lists. */
+import { runLoad } from "../load.js";
+import type { Row } from "../row.js";
+import { SEND_CHANNEL } from "../seed.js";
+import { channelMessages } from "./messages-setup.js";
+
+const ME = "GET /users/me";
+
+export const readRows: Row[] = [
+  { name: ME, users: 1000, shape: "GET", run: (env) => runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner }) },
+  {
+    name: "GET /users/me at half that load",
+    users: 1000,
+    run: async (env) => {
+      // Half the throughput the row above measured (measured now if that row did not run).
+      const full = env.results.get(`${ME} @ 1k`)?.requestsPerSecond ?? (await runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner })).requestsPerSecond;
+      const rate = Math.max(1, Math.floor(full / 2));
+      return { ...(await runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner, rate })), note: `fixed rate ${rate} req/s` };
+    },
+  },
+  { name: "GET /server_settings", users: 1000, shape: "GET", run: (env) => runLoad(env.port, { path: "/api/v1/server_settings" }) },
+  {
+    name: "GET /messages/{id}",
+    users: 1000,
+    shape: "GET",
+    run: async (env) => runLoad(env.port, { path: `/api/v1/messages/${(await channelMessages(env))[0]}`, auth: env.realm.owner }),
+  },
+  {
+    name: "GET /messages, newest 100 in a channel",
+    users: 1000,
+    shape: "GET",
+    run: async (env) => {
+      await channelMessages(env);
+      const narrow = encodeURIComponent(JSON.stringify([{ operator: "channel", operand: SEND_CHANNEL }]));
+      return runLoad(env.port, { path: `/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`, auth: env.realm.owner });
+    },
+  },
+  ...[1000, 10_000].map((users): Row => ({ name: "GET /users", users, shape: "GET", run: (env) => runLoad(env.port, { path: "/api/v1/users", auth: env.realm.owner }) })),
+];

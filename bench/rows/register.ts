@@ -1,0 +1,23 @@
+/**
+ * POST /register as a client opening a session: every event type, rendered Markdown. The
+ * callers take turns among REGISTER_USERS members, each subscribed to
+ * CHANNELS_PER_REGISTERING_USER of the realm's channels plus the everyone channel, so the
+ * per-user queue limits (creations per minute, queues per user) are never what is measured.
+ */
+import { form } from "../http-client.js";
+import { runLoad } from "../load.js";
+import type { Row } from "../row.js";
+import { REGISTER_USERS } from "../seed.js";
+
+const BODY = form({
+  apply_markdown: "true",
+  slim_presence: "true",
+  client_capabilities: JSON.stringify({ notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, stream_typing_notifications: true, user_settings_object: true }),
+});
+
+export const registerRows: Row[] = [1000, 10_000].map((users) => ({
+  name: "POST /register, 100 channels",
+  users,
+  shape: "POST",
+  run: (env) => runLoad(env.port, { method: "POST", path: "/api/v1/register", body: BODY, auth: env.realm.members.slice(0, REGISTER_USERS) }),
+}));
