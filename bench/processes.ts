@@ -58,7 +58,9 @@ function serverOf(child: ChildProcess, port: number): Server {
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
+        // A server that does not finish its shutdown within 10 s is killed.
+        const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        child.once("exit", () => (clearTimeout(force), resolve()));
         child.kill();
       }),
   };

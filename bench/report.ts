@@ -49,10 +49,10 @@ export function markdownReport(rows: RowOutcome[], m: Machine, settings: { secon
     "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |",
   ];
   for (const r of rows) {
-    const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)} (${r.baseline!.requestsPerSecond})`;
+    const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)} (${Math.round(r.baseline!.requestsPerSecond)})`;
     const met = r.error ? "error" : r.met === undefined ? "" : (r.met ? "yes" : "no") + (r.failures ? ` (${r.failures} failed)` : "");
     const mark = r.note || r.error ? " †" : "";
-    lines.push(`| ${r.name}${mark} | ${sizeLabel(r.users)} | ${num(r.requestsPerSecond)} | ${num(r.p50, 2)} | ${num(r.p99, 2)} | ${ratio} | ${r.goal ?? "—"} | ${met} |`);
+    lines.push(`| ${r.name}${mark} | ${sizeLabel(r.users)} | ${num(r.requestsPerSecond, r.requestsPerSecond !== undefined && r.requestsPerSecond < 10 ? 1 : 0)} | ${num(r.p50, 2)} | ${num(r.p99, 2)} | ${ratio} | ${r.goal ?? "—"} | ${met} |`);
   }
   const notes = rows.filter((r) => r.note || r.error);
   if (notes.length > 0) lines.push("", ...notes.map((r) => `† ${r.key}: ${r.error ? `error: ${r.error}` : r.note}`));

@@ -90,7 +90,7 @@ async function delivery(env: PhaseEnv): Promise<RowResult> {
 
 /** At 1k the delivery row releases the polls after the fan-out; at 10k the fan-out is their last user. */
 const fanoutRow = (users: number, releaseAfter: boolean): Row => ({
-  name: `one message to ${users.toLocaleString("en")} long-polling subscribers`,
+  name: `one message to ${users} long-polling subscribers`,
   users,
   run: async (env) => {
     try {

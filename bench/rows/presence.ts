@@ -16,6 +16,6 @@ async function presenceLoad(env: PhaseEnv, lastUpdateId: "current" | -1) {
 }
 
 export const presenceRows: Row[] = [
-  ...[1000, 10_000, 100_000].map((users): Row => ({ name: "POST /users/me/presence, incremental", users, shape: "POST", run: (env) => presenceLoad(env, "current") })),
-  { name: "POST /users/me/presence, full data", users: 1000, shape: "POST", run: (env) => presenceLoad(env, -1) },
+  ...[1000, 10_000, 100_000].map((users): Row => ({ name: "POST /users/me/presence (incremental)", users, shape: "POST", run: (env) => presenceLoad(env, "current") })),
+  { name: "POST /users/me/presence (full data)", users: 1000, shape: "POST", run: (env) => presenceLoad(env, -1) },
 ];

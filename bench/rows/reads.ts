@@ -26,7 +26,7 @@ export const readRows: Row[] = [
     run: async (env) => runLoad(env.port, { path: `/api/v1/messages/${(await channelMessages(env))[0]}`, auth: env.realm.owner }),
   },
   {
-    name: "GET /messages, newest 100 in a channel",
+    name: "GET /messages (newest 100 in a channel)",
     users: 1000,
     shape: "GET",
     run: async (env) => {

@@ -16,7 +16,7 @@ const BODY = form({
 });
 
 export const registerRows: Row[] = [1000, 10_000].map((users) => ({
-  name: "POST /register, 100 channels",
+  name: "POST /register (100 channels)",
   users,
   shape: "POST",
   run: (env) => runLoad(env.port, { method: "POST", path: "/api/v1/register", body: BODY, auth: env.realm.members.slice(0, REGISTER_USERS) }),

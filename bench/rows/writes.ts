@@ -10,14 +10,14 @@ const SENDS_PER_SECOND = 200;
 const send = { method: "POST" as const, path: "/api/v1/messages", body: SEND_BODY };
 
 export const writeRows: Row[] = [
-  { name: "POST /messages, 50-member channel", users: 1000, shape: "POST", run: (env) => runLoad(env.port, { ...send, auth: env.realm.owner }) },
+  { name: "POST /messages (50-member channel)", users: 1000, shape: "POST", run: (env) => runLoad(env.port, { ...send, auth: env.realm.owner }) },
   {
     name: `POST /messages at ${SENDS_PER_SECOND} sends/s`,
     users: 1000,
     run: async (env) => ({ ...(await runLoad(env.port, { ...send, auth: env.realm.owner, rate: SENDS_PER_SECOND })), note: "50-member channel, fixed rate" }),
   },
   {
-    name: "reacting: add then remove",
+    name: "reacting (add then remove)",
     users: 1000,
     shape: "POST",
     run: async (env) => {
@@ -37,7 +37,7 @@ export const writeRows: Row[] = [
     },
   },
   {
-    name: "POST /drafts, one draft",
+    name: "POST /drafts (one draft)",
     users: 1000,
     shape: "POST",
     run: (env) =>
