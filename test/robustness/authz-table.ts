@@ -10,6 +10,7 @@
  * (shared/reference/upstream-*.md, the spec, and the messages the family tests assert).
  * authz-coverage.test.ts fails when a route has no row, so new endpoints must join here.
  */
+import { expect } from "vitest";
 import type { User } from "../../src/db/schema.js";
 import { Role } from "../../src/lib/roles.js";
 import { createChannel } from "../support/channels.js";
@@ -86,6 +87,8 @@ export function authzRows(): Row[] {
     // --- channels and subscriptions ---
     row("GET /streams", "the channel list", x("ok"), async () => at("/streams")),
     row("GET /streams/{stream_id:int}", "public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at(`/streams/${w.pub.id}`)),
+    // Guests see only the public channels they are subscribed to.
+    row("GET /streams/{stream_id:int}", "public channel the caller is not in", x("ok", { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) => at(`/streams/${w.pubUnsubscribed.id}`)),
     row("GET /streams/{stream_id:int}", "private channel the caller is not in", x(INVALID_CHANNEL, { owner: "ok", admin: "ok" }), async (_c, w) => at(`/streams/${w.priv.id}`)),
     row("GET /get_stream_id", "public channel", x("ok", { foreign: err("Invalid channel name 'matrix-pub'") }), async (_c, w) => at("/get_stream_id", { stream: w.pub.name })),
     row("GET /get_stream_id", "private channel the caller is not in", x(err("Invalid channel name 'matrix-priv'")), async (_c, w) => at("/get_stream_id", { stream: w.priv.name })),
@@ -126,6 +129,7 @@ export function authzRows(): Row[] {
     row("POST /user_topics", "topic in a public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at("/user_topics", { stream_id: w.pub.id, topic: "matrix", visibility_policy: 1 })),
     row("POST /user_topics", "topic in a private channel the caller is not in", x(INVALID_CHANNEL), async (_c, w) => at("/user_topics", { stream_id: w.priv.id, topic: "secret", visibility_policy: 1 })),
     row("GET /users/me/{stream_id:int}/topics", "public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at(`/users/me/${w.pub.id}/topics`)),
+    row("GET /users/me/{stream_id:int}/topics", "public channel the caller is not in", x("ok", { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) => at(`/users/me/${w.pubUnsubscribed.id}/topics`)),
     row("GET /users/me/{stream_id:int}/topics", "private channel the caller is not in", x(INVALID_CHANNEL), async (_c, w) => at(`/users/me/${w.priv.id}/topics`)),
     row("POST /streams/{stream_id:int}/delete_topic", "topic in a private channel the caller is not in", adminOnly(MUST_ADMIN, { owner: INVALID_CHANNEL, admin: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) =>
       at(`/streams/${w.priv.id}/delete_topic`, { topic_name: "secret" }),
@@ -141,6 +145,9 @@ export function authzRows(): Row[] {
     row("POST /messages", "to a private channel the caller is not in", x(err("Not authorized to send to channel 'matrix-priv'"), { foreign: err("Stream 'matrix-priv' does not exist", "STREAM_DOES_NOT_EXIST") }), async (_c, w) =>
       at("/messages", { type: "stream", to: w.priv.name, topic: "t", content: "intrusion" }),
     ),
+    row("POST /messages", "to a public channel the caller is not in", x("ok", { guest: err("Not authorized to send to channel 'matrix-pub-unsubscribed'"), foreign: err("Stream 'matrix-pub-unsubscribed' does not exist", "STREAM_DOES_NOT_EXIST") }), async (_c, w) =>
+      at("/messages", { type: "stream", to: w.pubUnsubscribed.name, topic: "t", content: "drive-by" }),
+    ),
     row("POST /messages", "direct message to other", x("ok", { foreign: err(/^Invalid user ID \d+$/) }), async (_c, w) => at("/messages", { type: "direct", to: [w.other.id], content: "hi" })),
     row("GET /messages", "recent messages", x("ok"), async () => at("/messages", { anchor: "newest", num_before: 5, num_after: 0 })),
     // Upstream resolves a narrow's channel without an access check (the result is empty).
@@ -149,10 +156,16 @@ export function authzRows(): Row[] {
     ),
     row("GET /messages/{message_id:int}", "own message", x("ok"), async (c, w) => at(`/messages/${await own.channelMessage(w, me(c))}`)),
     row("GET /messages/{message_id:int}", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherPubMessage}`)),
+    row("GET /messages/{message_id:int}", "other's message in a public channel the caller is not in", x("ok", { guest: INVALID_MESSAGE, foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherUnsubscribedMessage}`)),
     row("GET /messages/{message_id:int}", "other's message in a private channel the caller is not in", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherPrivMessage}`)),
     row("GET /messages/{message_id:int}", "other's direct message to someone else", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherDirectMessage}`)),
     row("PATCH /messages/{message_id:int}", "own message's content", x("ok"), async (c, w) => at(`/messages/${await own.channelMessage(w, me(c))}`, { content: "edited" })),
     row("PATCH /messages/{message_id:int}", "other's message's content", x(NO_EDIT, { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherPubMessage}`, { content: "hijacked" })),
+    row("PATCH /messages/{message_id:int}", "other's message's topic", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${await own.channelMessage(w, w.other)}`, { topic: "renamed" })),
+    // Moving between channels needs can_move_messages_between_channels_group (members by default).
+    row("PATCH /messages/{message_id:int}", "move other's message to another public channel", x("ok", { guest: err("You don't have permission to move this message"), foreign: INVALID_MESSAGE }), async (_c, w) =>
+      at(`/messages/${await own.channelMessage(w, w.other)}`, { stream_id: w.pubSecond.id }),
+    ),
     row("PATCH /messages/{message_id:int}", "other's message in a private channel", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherPrivMessage}`, { topic: "moved" })),
     row("DELETE /messages/{message_id:int}", "own message", x("ok"), async (c, w) => at(`/messages/${await own.channelMessage(w, me(c))}`)),
     row("DELETE /messages/{message_id:int}", "other's message in a public channel", adminOnly(err("You don't have permission to delete this message"), { foreign: INVALID_MESSAGE }), async (_c, w) =>
@@ -236,6 +249,20 @@ export function authzRows(): Row[] {
         encrypted_push_registration: "AAAA",
       }),
     ),
+    // Devices are per user: the same account id as other's device makes the caller's own.
+    row("POST /mobile_push/register", "the account id of other's device", x("ok", { bot: NO_BOTS }), async (_c, w) =>
+      at("/mobile_push/register", {
+        token_kind: "fcm",
+        push_account_id: w.otherPushAccountId,
+        push_public_key: w.relayPublicKey,
+        bouncer_public_key: w.relayPublicKey,
+        encrypted_push_registration: "AAAA",
+      }),
+      async (_c, w) => {
+        const device = await w.s.db.selectFrom("push_devices").selectAll().where("user_id", "=", w.other.id).execute();
+        expect(device, "other's device changed").toEqual(w.otherPushDevices);
+      },
+    ),
     row("POST /user_uploads", "new upload", x("ok"), async () => ({ path: "/user_uploads", files: [{ field: "file", filename: "n.txt", content: Buffer.from("new"), type: "text/plain" }] })),
     row("GET /user_uploads/{realm_id_str:int}/{filename*}", "own upload", x("ok"), async (c, w) => at(`/user_uploads/${(await own.upload(w, me(c))).path}`)),
     row("GET /user_uploads/{realm_id_str:int}/{filename*}", "other's upload not shared anywhere", x(err("You are not authorized to view this file.", "BAD_REQUEST", 403), { foreign: err("File not found", "BAD_REQUEST", 404) }), async (_c, w) =>
@@ -272,6 +299,11 @@ export function authzRows(): Row[] {
     }),
     // Upstream deactivates bots through its bot endpoints only: here every bot is "No such user".
     row("DELETE /users/{user_id:int}", "the member's second bot", x(NO_SUCH_USER), async (_c, w) => at(`/users/${w.memberBot.id}`)),
+    // A bot's owner administers it (upstream access_user_by_id(for_admin=True) with bots allowed).
+    row("POST /users/{user_id:int}/reactivate", "the member's deactivated bot", adminOnly(INSUFFICIENT, { member: "ok", foreign: NO_SUCH_USER }), async (_c, w) => {
+      await setActive(w, w.memberBot.id, false);
+      return at(`/users/${w.memberBot.id}/reactivate`);
+    }, async (_c, w) => setActive(w, w.memberBot.id, false)),
     row("POST /users/{user_id:int}/reactivate", "a deactivated member", adminOnly(INSUFFICIENT, { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.dormant.id}/reactivate`), async (_c, w) =>
       setActive(w, w.dormant.id, false),
     ),

@@ -41,6 +41,8 @@ export interface World {
   memberBot: User;
   /** Public channel with every live role of the realm subscribed (the guest too). */
   pub: Channel;
+  /** A second public channel with the same subscribers (a destination for moves). */
+  pubSecond: Channel;
   /** Public channel nobody is subscribed to but `other`. */
   pubUnsubscribed: Channel;
   /** Private channel with only `other` subscribed (shared history). */
@@ -49,6 +51,11 @@ export interface World {
   otherPubMessage: number;
   otherPrivMessage: number;
   otherDirectMessage: number;
+  /** other's message in `pubUnsubscribed`. */
+  otherUnsubscribedMessage: number;
+  /** other's push device registration (its account id, and the rows as registered). */
+  otherPushAccountId: number;
+  otherPushDevices: unknown[];
   otherDraft: number;
   otherScheduled: number;
   otherReminder: number;
@@ -112,6 +119,7 @@ export async function startAuthzWorld(): Promise<World> {
   const other = A.other;
   const live = [A.owner, A.admin, A.moderator, A.member, other, A.guest, A.bot];
   const pub = await createChannel(s, { name: "matrix-pub", subscribers: live, creator: A.owner });
+  const pubSecond = await createChannel(s, { name: "matrix-pub-second", subscribers: live, creator: A.owner });
   const pubUnsubscribed = await createChannel(s, { name: "matrix-pub-unsubscribed", subscribers: [other], creator: A.owner });
   const priv = await createChannel(s, { name: "matrix-priv", invite_only: true, history_public_to_subscribers: true, subscribers: [other], creator: A.owner });
   const moderation = await createChannel(s, { name: "matrix-moderation", invite_only: true, subscribers: [A.owner, A.admin], creator: A.owner });
@@ -120,6 +128,10 @@ export async function startAuthzWorld(): Promise<World> {
   const send = async (user: User, params: Params) => ok(await s.api.post(user, "/messages", params)).id as number;
   const otherPubMessage = await send(other, { type: "stream", to: pub.name, topic: "matrix", content: "other's message" });
   const otherPrivMessage = await send(other, { type: "stream", to: priv.name, topic: "secret", content: "other's private message" });
+  const otherUnsubscribedMessage = await send(other, { type: "stream", to: pubUnsubscribed.name, topic: "quiet", content: "other's quiet message" });
+  const otherPushAccountId = 4242;
+  ok(await s.api.post(other, "/mobile_push/register", { token_kind: "fcm", push_account_id: otherPushAccountId, push_public_key: relayPublicKey, bouncer_public_key: relayPublicKey, encrypted_push_registration: "AAAA" }));
+  const otherPushDevices = await s.db.selectFrom("push_devices").selectAll().where("user_id", "=", other.id).execute();
   const otherDirectMessage = await send(other, { type: "direct", to: [victim.id], content: "other's direct message" });
   const otherDraft = ok(await s.api.post(other, "/drafts", { drafts: [{ type: "", to: [], topic: "", content: "other's draft" }] })).ids[0] as number;
   const otherScheduled = ok(
@@ -170,11 +182,15 @@ export async function startAuthzWorld(): Promise<World> {
     dormant,
     memberBot,
     pub,
+    pubSecond,
     pubUnsubscribed,
     priv,
     otherPubMessage,
     otherPrivMessage,
     otherDirectMessage,
+    otherUnsubscribedMessage,
+    otherPushAccountId,
+    otherPushDevices,
     otherDraft,
     otherScheduled,
     otherReminder,
