@@ -65,6 +65,11 @@ const far = () => Math.floor(Date.now() / 1000) + 365 * 86400;
 function row(route: string, object: string, expect: Expectation, request: Row["request"], undo?: Row["undo"]): Row {
   return { route, object, expect, request, undo };
 }
+/** A list endpoint's row: what its allowed answers must not show. */
+const hiding = (r: Row, hidden: NonNullable<Row["hidden"]>): Row => ({ ...r, hidden });
+const isAdminRole = (role: string) => role === "owner" || role === "admin" || role === "foreign";
+/** Content of other's objects that only other may see. */
+const OTHERS_PRIVATE = ["other's draft", "other's scheduled", "other's private message", "other's direct message", "Other's view"];
 const at = (path: string, params: Req["params"] = {}): Req => ({ path, params });
 
 async function setActive(w: World, id: number, active: boolean) {
@@ -79,13 +84,22 @@ export function authzRows(): Row[] {
     ),
     row("GET /server_settings", "the organization's public settings", x("ok", { deactivated: "ok", anonymous: "ok" }), async () => at("/server_settings")),
     row("POST /register", "own event queue", x("ok"), async () => at("/register", { event_types: ["message"] })),
+    // The whole initial state: others' drafts, scheduled messages, views and private content stay out;
+    // administrators see private channels' metadata, nobody else their names.
+    hiding(
+      row("POST /register", "own full initial state", x("ok"), async () => at("/register")),
+      (_w, role) => [...OTHERS_PRIVATE, ...(isAdminRole(role) ? [] : ['"matrix-priv"'])],
+    ),
     row("GET /events", "own event queue", x("ok"), async (c, w) => at("/events", { queue_id: c.user ? await own.queue(w, me(c)) : "1:1", last_event_id: -1, dont_block: true })),
     row("GET /events", "other's event queue", x(BAD_QUEUE), async (_c, w) => at("/events", { queue_id: await own.queue(w, w.other), last_event_id: -1, dont_block: true })),
     row("DELETE /events", "own event queue", x("ok"), async (c, w) => at("/events", { queue_id: c.user ? await own.queue(w, me(c)) : "1:1" })),
     row("DELETE /events", "other's event queue", x(BAD_QUEUE), async (_c, w) => at("/events", { queue_id: await own.queue(w, w.other) })),
 
     // --- channels and subscriptions ---
-    row("GET /streams", "the channel list", x("ok"), async () => at("/streams")),
+    hiding(
+      row("GET /streams", "the channel list", x("ok"), async () => at("/streams")),
+      () => ['"matrix-priv"'],
+    ),
     row("GET /streams/{stream_id:int}", "public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at(`/streams/${w.pub.id}`)),
     // Guests see only the public channels they are subscribed to.
     row("GET /streams/{stream_id:int}", "public channel the caller is not in", x("ok", { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) => at(`/streams/${w.pubUnsubscribed.id}`)),
@@ -100,7 +114,10 @@ export function authzRows(): Row[] {
     ),
     row("GET /streams/{stream_id:int}/members", "public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at(`/streams/${w.pub.id}/members`)),
     row("GET /streams/{stream_id:int}/members", "private channel the caller is not in", x(INVALID_CHANNEL, { owner: "ok", admin: "ok" }), async (_c, w) => at(`/streams/${w.priv.id}/members`)),
-    row("GET /users/me/subscriptions", "own subscriptions", x("ok"), async () => at("/users/me/subscriptions")),
+    hiding(
+      row("GET /users/me/subscriptions", "own subscriptions", x("ok"), async () => at("/users/me/subscriptions")),
+      () => ['"matrix-priv"'],
+    ),
     row("POST /users/me/subscriptions", "join a public channel", x("ok", { guest: NOT_GUEST, foreign: "ok" }), async (_c, w) => at("/users/me/subscriptions", { subscriptions: [{ name: w.pubUnsubscribed.name }] }), async (c, w) => {
       await w.s.api.delete(c.user, "/users/me/subscriptions", { subscriptions: [w.pubUnsubscribed.name] });
     }),
@@ -149,7 +166,10 @@ export function authzRows(): Row[] {
       at("/messages", { type: "stream", to: w.pubUnsubscribed.name, topic: "t", content: "drive-by" }),
     ),
     row("POST /messages", "direct message to other", x("ok", { foreign: err(/^Invalid user ID \d+$/) }), async (_c, w) => at("/messages", { type: "direct", to: [w.other.id], content: "hi" })),
-    row("GET /messages", "recent messages", x("ok"), async () => at("/messages", { anchor: "newest", num_before: 5, num_after: 0 })),
+    hiding(
+      row("GET /messages", "recent messages", x("ok"), async () => at("/messages", { anchor: "newest", num_before: 100, num_after: 0 })),
+      () => OTHERS_PRIVATE,
+    ),
     // Upstream resolves a narrow's channel without an access check (the result is empty).
     row("GET /messages", "narrow to a private channel the caller is not in", x("ok", { foreign: UNKNOWN_CHANNEL_NARROW }), async (_c, w) =>
       at("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "channel", operand: w.priv.id }] }),
@@ -210,13 +230,19 @@ export function authzRows(): Row[] {
     row("POST /messages/{message_id:int}/typing", "other's message in a public channel", x(NO_EDIT, { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherPubMessage}/typing`, { op: "start" })),
 
     // --- drafts, scheduled messages, reminders ---
-    row("GET /drafts", "own drafts", x("ok"), async () => at("/drafts")),
+    hiding(
+      row("GET /drafts", "own drafts", x("ok"), async () => at("/drafts")),
+      () => OTHERS_PRIVATE,
+    ),
     row("POST /drafts", "new draft", x("ok"), async () => at("/drafts", { drafts: [{ type: "", to: [], topic: "", content: "new" }] })),
     row("PATCH /drafts/{draft_id:int}", "own draft", x("ok"), async (c, w) => at(`/drafts/${await own.draft(w, me(c))}`, { draft: { type: "", to: [], topic: "", content: "edited" } })),
     row("PATCH /drafts/{draft_id:int}", "other's draft", x(DRAFT_MISSING), async (_c, w) => at(`/drafts/${w.otherDraft}`, { draft: { type: "", to: [], topic: "", content: "hijacked" } })),
     row("DELETE /drafts/{draft_id:int}", "own draft", x("ok"), async (c, w) => at(`/drafts/${await own.draft(w, me(c))}`)),
     row("DELETE /drafts/{draft_id:int}", "other's draft", x(DRAFT_MISSING), async (_c, w) => at(`/drafts/${w.otherDraft}`)),
-    row("GET /scheduled_messages", "own scheduled messages", x("ok"), async () => at("/scheduled_messages")),
+    hiding(
+      row("GET /scheduled_messages", "own scheduled messages", x("ok"), async () => at("/scheduled_messages")),
+      () => OTHERS_PRIVATE,
+    ),
     row("POST /scheduled_messages", "to a public channel", x("ok"), async (c, w) =>
       at("/scheduled_messages", { type: "stream", to: String(home(w, me(c)).pub.id), topic: "later", content: "later", scheduled_delivery_timestamp: far() }),
     ),
@@ -227,14 +253,20 @@ export function authzRows(): Row[] {
     row("PATCH /scheduled_messages/{scheduled_message_id:int}", "other's scheduled message", x(SCHEDULED_MISSING), async (_c, w) => at(`/scheduled_messages/${w.otherScheduled}`, { content: "hijacked" })),
     row("DELETE /scheduled_messages/{scheduled_message_id:int}", "own scheduled message", x("ok"), async (c, w) => at(`/scheduled_messages/${await own.scheduled(w, me(c))}`)),
     row("DELETE /scheduled_messages/{scheduled_message_id:int}", "other's scheduled message", x(SCHEDULED_MISSING), async (_c, w) => at(`/scheduled_messages/${w.otherScheduled}`)),
-    row("GET /reminders", "own reminders", x("ok"), async () => at("/reminders")),
+    hiding(
+      row("GET /reminders", "own reminders", x("ok"), async () => at("/reminders")),
+      (w) => [`"reminder_id":${w.otherReminder},`],
+    ),
     row("POST /reminders", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at("/reminders", { message_id: w.otherPubMessage, scheduled_delivery_timestamp: far() })),
     row("POST /reminders", "other's direct message to someone else", x(INVALID_MESSAGE), async (_c, w) => at("/reminders", { message_id: w.otherDirectMessage, scheduled_delivery_timestamp: far() })),
     row("DELETE /reminders/{reminder_id:int}", "own reminder", x("ok"), async (c, w) => at(`/reminders/${await own.reminder(w, me(c))}`)),
     row("DELETE /reminders/{reminder_id:int}", "other's reminder", x(REMINDER_MISSING), async (_c, w) => at(`/reminders/${w.otherReminder}`)),
 
     // --- navigation views, push devices, uploads ---
-    row("GET /navigation_views", "own views", x("ok"), async () => at("/navigation_views")),
+    hiding(
+      row("GET /navigation_views", "own views", x("ok"), async () => at("/navigation_views")),
+      (w) => [w.otherNavFragment],
+    ),
     row("POST /navigation_views", "new view", x("ok"), async (_c, w) => at("/navigation_views", { fragment: `narrow/is/${w.unique("new-")}`, is_pinned: true, name: w.unique("New ") })),
     row("PATCH /navigation_views/{fragment*}", "own view", x("ok"), async (c, w) => at(`/navigation_views/${await own.navigationView(w, me(c))}`, { is_pinned: false })),
     row("PATCH /navigation_views/{fragment*}", "other's view", x(VIEW_MISSING), async (_c, w) => at(`/navigation_views/${w.otherNavFragment}`, { is_pinned: false })),
@@ -274,7 +306,10 @@ export function authzRows(): Row[] {
     row("GET /user_uploads/{realm_id_str:int}/{filename*}", "other's upload shared in a private channel the caller is not in", x(err("You are not authorized to view this file.", "BAD_REQUEST", 403), { foreign: err("File not found", "BAD_REQUEST", 404) }), async (_c, w) =>
       at(`/user_uploads/${w.otherPrivateUpload.path}`),
     ),
-    row("GET /attachments", "own uploads", x("ok"), async () => at("/attachments")),
+    hiding(
+      row("GET /attachments", "own uploads", x("ok"), async () => at("/attachments")),
+      () => ["note.txt"],
+    ),
     row("DELETE /attachments/{attachment_id:int}", "own upload", x("ok"), async (c, w) => at(`/attachments/${(await own.upload(w, me(c))).id}`)),
     row("DELETE /attachments/{attachment_id:int}", "other's upload", x(err("Invalid attachment")), async (_c, w) => at(`/attachments/${w.otherUpload.id}`)),
 
@@ -363,7 +398,11 @@ export function authzRows(): Row[] {
     ),
 
     // --- invitations ---
-    row("GET /invites", "own invitations", membersNoBots(), async () => at("/invites")),
+    // Administrators see every invitation, others only their own.
+    hiding(
+      row("GET /invites", "own invitations", membersNoBots(), async () => at("/invites")),
+      (_w, role) => (isAdminRole(role) ? [] : ["matrix-invitee@example.com"]),
+    ),
     row("POST /invites", "invite as member", membersNoBots(), async (_c, w) => at("/invites", { invitee_emails: `${w.unique("invitee-")}@example.com`, stream_ids: [] })),
     row("POST /invites", "invite as administrator", membersNoBots({ moderator: MUST_ADMIN_PLAIN, member: MUST_ADMIN_PLAIN }), async (_c, w) =>
       at("/invites", { invitee_emails: `${w.unique("invitee-")}@example.com`, stream_ids: [], invite_as: Role.ADMINISTRATOR }),

@@ -32,6 +32,8 @@ export interface Row {
   object: string;
   request(c: Caller, w: World): Promise<Req>;
   expect: Expectation;
+  /** Text of others' objects that must not appear in an allowed role's answer (list endpoints). */
+  hidden?(w: World, role: RoleName): string[];
   /** Undoes a success that would change what the next role finds. */
   undo?(c: Caller, w: World, req: Req): Promise<void>;
 }
@@ -108,7 +110,9 @@ export async function runRow(w: World, row: Row): Promise<void> {
       return;
     }
     expect(normalize(actual), where).toEqual(expected);
-    if (expected === "ok") expect(JSON.parse(res.body).ignored_parameters_unsupported, where).toBeUndefined();
+    if (expected !== "ok") return;
+    expect(JSON.parse(res.body).ignored_parameters_unsupported, where).toBeUndefined();
+    for (const text of row.hidden?.(w, role) ?? []) expect(res.body.includes(text), `${where}: shows ${text}`).toBe(false);
   };
   const before = await fingerprint(w);
   for (const role of refused) check(role, await send(w, method, w.callers[role], built.get(role)!));
