@@ -165,14 +165,22 @@ export function authzRows(): Row[] {
     row("POST /messages", "to a public channel the caller is not in", x("ok", { guest: err("Not authorized to send to channel 'matrix-pub-unsubscribed'"), foreign: err("Stream 'matrix-pub-unsubscribed' does not exist", "STREAM_DOES_NOT_EXIST") }), async (_c, w) =>
       at("/messages", { type: "stream", to: w.pubUnsubscribed.name, topic: "t", content: "drive-by" }),
     ),
+    // A bot may post where its owner may (upstream access_stream_for_send_message), but reads only its own channels.
+    row("POST /messages", "to a private channel only the bot's owner (member) is in", x(err("Not authorized to send to channel 'matrix-priv-member'"), { member: "ok", bot: "ok", foreign: err("Stream 'matrix-priv-member' does not exist", "STREAM_DOES_NOT_EXIST") }), async (_c, w) =>
+      at("/messages", { type: "stream", to: w.privMember.name, topic: "t", content: "via the owner" }),
+    ),
+    row("GET /messages/{message_id:int}", "a message in a private channel only the bot's owner (member) is in", x(INVALID_MESSAGE, { member: "ok" }), async (_c, w) => at(`/messages/${w.privMemberMessage}`)),
     row("POST /messages", "direct message to other", x("ok", { foreign: err(/^Invalid user ID \d+$/) }), async (_c, w) => at("/messages", { type: "direct", to: [w.other.id], content: "hi" })),
     hiding(
       row("GET /messages", "recent messages", x("ok"), async () => at("/messages", { anchor: "newest", num_before: 100, num_after: 0 })),
       () => OTHERS_PRIVATE,
     ),
     // Upstream resolves a narrow's channel without an access check (the result is empty).
-    row("GET /messages", "narrow to a private channel the caller is not in", x("ok", { foreign: UNKNOWN_CHANNEL_NARROW }), async (_c, w) =>
-      at("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "channel", operand: w.priv.id }] }),
+    hiding(
+      row("GET /messages", "narrow to a private channel the caller is not in", x("ok", { foreign: UNKNOWN_CHANNEL_NARROW }), async (_c, w) =>
+        at("/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "channel", operand: w.priv.id }] }),
+      ),
+      () => OTHERS_PRIVATE,
     ),
     row("GET /messages/{message_id:int}", "own message", x("ok"), async (c, w) => at(`/messages/${await own.channelMessage(w, me(c))}`)),
     row("GET /messages/{message_id:int}", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherPubMessage}`)),
@@ -185,6 +193,9 @@ export function authzRows(): Row[] {
     // Moving between channels needs can_move_messages_between_channels_group (members by default).
     row("PATCH /messages/{message_id:int}", "move other's message to another public channel", x("ok", { guest: err("You don't have permission to move this message"), foreign: INVALID_MESSAGE }), async (_c, w) =>
       at(`/messages/${await own.channelMessage(w, w.other)}`, { stream_id: w.pubSecond.id }),
+    ),
+    row("PATCH /messages/{message_id:int}", "move own message into a private channel the caller is not in", x(INVALID_CHANNEL), async (c, w) =>
+      at(`/messages/${await own.channelMessage(w, me(c))}`, { stream_id: w.priv.id }),
     ),
     row("PATCH /messages/{message_id:int}", "other's message in a private channel", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherPrivMessage}`, { topic: "moved" })),
     row("DELETE /messages/{message_id:int}", "own message", x("ok"), async (c, w) => at(`/messages/${await own.channelMessage(w, me(c))}`)),
@@ -223,6 +234,10 @@ export function authzRows(): Row[] {
     row("POST /messages/{message_id:int}/report", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) =>
       at(`/messages/${w.otherPubMessage}/report`, { report_type: "spam" }),
     ),
+    // A report quotes the message into the moderation channel: only messages the reporter may read.
+    row("POST /messages/{message_id:int}/report", "other's message in a private channel the caller is not in", x(INVALID_MESSAGE), async (_c, w) =>
+      at(`/messages/${w.otherPrivMessage}/report`, { report_type: "spam" }),
+    ),
     row("POST /messages/{message_id:int}/report", "other's direct message to someone else", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherDirectMessage}/report`, { report_type: "spam" })),
     row("POST /typing", "direct message to other", x("ok", { foreign: err(/^Invalid user ID \d+$/) }), async (_c, w) => at("/typing", { type: "direct", op: "start", to: [w.other.id] })),
     row("POST /typing", "private channel the caller is not in", x(INVALID_CHANNEL), async (_c, w) => at("/typing", { type: "stream", op: "start", stream_id: w.priv.id, topic: "secret" })),
@@ -236,6 +251,7 @@ export function authzRows(): Row[] {
     ),
     row("POST /drafts", "new draft", x("ok"), async () => at("/drafts", { drafts: [{ type: "", to: [], topic: "", content: "new" }] })),
     row("PATCH /drafts/{draft_id:int}", "own draft", x("ok"), async (c, w) => at(`/drafts/${await own.draft(w, me(c))}`, { draft: { type: "", to: [], topic: "", content: "edited" } })),
+    row("POST /drafts", "draft to a private channel the caller is not in", x(INVALID_CHANNEL), async (_c, w) => at("/drafts", { drafts: [{ type: "stream", to: [w.priv.id], topic: "t", content: "plan" }] })),
     row("PATCH /drafts/{draft_id:int}", "other's draft", x(DRAFT_MISSING), async (_c, w) => at(`/drafts/${w.otherDraft}`, { draft: { type: "", to: [], topic: "", content: "hijacked" } })),
     row("DELETE /drafts/{draft_id:int}", "own draft", x("ok"), async (c, w) => at(`/drafts/${await own.draft(w, me(c))}`)),
     row("DELETE /drafts/{draft_id:int}", "other's draft", x(DRAFT_MISSING), async (_c, w) => at(`/drafts/${w.otherDraft}`)),
@@ -250,6 +266,9 @@ export function authzRows(): Row[] {
       at("/scheduled_messages", { type: "stream", to: String(w.priv.id), topic: "later", content: "later", scheduled_delivery_timestamp: far() }),
     ),
     row("PATCH /scheduled_messages/{scheduled_message_id:int}", "own scheduled message", x("ok"), async (c, w) => at(`/scheduled_messages/${await own.scheduled(w, me(c))}`, { content: "edited" })),
+    row("PATCH /scheduled_messages/{scheduled_message_id:int}", "readdress own scheduled message to a private channel the caller is not in", x(err("Not authorized to send to channel 'matrix-priv'"), { foreign: err(/^Stream with ID '\d+' does not exist$/, "STREAM_DOES_NOT_EXIST") }), async (c, w) =>
+      at(`/scheduled_messages/${await own.scheduled(w, me(c))}`, { type: "stream", to: String(w.priv.id), topic: "later" }),
+    ),
     row("PATCH /scheduled_messages/{scheduled_message_id:int}", "other's scheduled message", x(SCHEDULED_MISSING), async (_c, w) => at(`/scheduled_messages/${w.otherScheduled}`, { content: "hijacked" })),
     row("DELETE /scheduled_messages/{scheduled_message_id:int}", "own scheduled message", x("ok"), async (c, w) => at(`/scheduled_messages/${await own.scheduled(w, me(c))}`)),
     row("DELETE /scheduled_messages/{scheduled_message_id:int}", "other's scheduled message", x(SCHEDULED_MISSING), async (_c, w) => at(`/scheduled_messages/${w.otherScheduled}`)),
@@ -259,6 +278,10 @@ export function authzRows(): Row[] {
     ),
     row("POST /reminders", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at("/reminders", { message_id: w.otherPubMessage, scheduled_delivery_timestamp: far() })),
     row("POST /reminders", "other's direct message to someone else", x(INVALID_MESSAGE), async (_c, w) => at("/reminders", { message_id: w.otherDirectMessage, scheduled_delivery_timestamp: far() })),
+    // A reminder quotes the message back to the caller: only messages the caller may read.
+    row("POST /reminders", "other's message in a private channel the caller is not in", x(INVALID_MESSAGE), async (_c, w) =>
+      at("/reminders", { message_id: w.otherPrivMessage, scheduled_delivery_timestamp: far() }),
+    ),
     row("DELETE /reminders/{reminder_id:int}", "own reminder", x("ok"), async (c, w) => at(`/reminders/${await own.reminder(w, me(c))}`)),
     row("DELETE /reminders/{reminder_id:int}", "other's reminder", x(REMINDER_MISSING), async (_c, w) => at(`/reminders/${w.otherReminder}`)),
 

@@ -47,6 +47,9 @@ export interface World {
   pubUnsubscribed: Channel;
   /** Private channel with only `other` subscribed (shared history). */
   priv: Channel;
+  /** Private channel with only the member (the bot's owner) and other subscribed, and other's message there. */
+  privMember: Channel;
+  privMemberMessage: number;
   /** other's message in `pub` (topic "matrix"), in `priv`, and other's direct message to victim. */
   otherPubMessage: number;
   otherPrivMessage: number;
@@ -122,12 +125,14 @@ export async function startAuthzWorld(): Promise<World> {
   const pubSecond = await createChannel(s, { name: "matrix-pub-second", subscribers: live, creator: A.owner });
   const pubUnsubscribed = await createChannel(s, { name: "matrix-pub-unsubscribed", subscribers: [other], creator: A.owner });
   const priv = await createChannel(s, { name: "matrix-priv", invite_only: true, history_public_to_subscribers: true, subscribers: [other], creator: A.owner });
+  const privMember = await createChannel(s, { name: "matrix-priv-member", invite_only: true, history_public_to_subscribers: true, subscribers: [A.member, other], creator: A.owner });
   const moderation = await createChannel(s, { name: "matrix-moderation", invite_only: true, subscribers: [A.owner, A.admin], creator: A.owner });
   await s.db.updateTable("realms").set({ moderation_request_channel_id: moderation.id }).where("id", "=", A.realm.id).execute();
 
   const send = async (user: User, params: Params) => ok(await s.api.post(user, "/messages", params)).id as number;
   const otherPubMessage = await send(other, { type: "stream", to: pub.name, topic: "matrix", content: "other's message" });
   const otherPrivMessage = await send(other, { type: "stream", to: priv.name, topic: "secret", content: "other's private message" });
+  const privMemberMessage = await send(other, { type: "stream", to: privMember.name, topic: "ours", content: "for the member" });
   const otherUnsubscribedMessage = await send(other, { type: "stream", to: pubUnsubscribed.name, topic: "quiet", content: "other's quiet message" });
   const otherPushAccountId = 4242;
   ok(await s.api.post(other, "/mobile_push/register", { token_kind: "fcm", push_account_id: otherPushAccountId, push_public_key: relayPublicKey, bouncer_public_key: relayPublicKey, encrypted_push_registration: "AAAA" }));
@@ -185,6 +190,8 @@ export async function startAuthzWorld(): Promise<World> {
     pubSecond,
     pubUnsubscribed,
     priv,
+    privMember,
+    privMemberMessage,
     otherPubMessage,
     otherPrivMessage,
     otherDirectMessage,
