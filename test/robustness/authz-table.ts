@@ -39,6 +39,7 @@ const REMINDER_MISSING = err("Reminder does not exist", "BAD_REQUEST", 404);
 const VIEW_MISSING = err("Navigation view does not exist.", "NOT_FOUND", 404);
 const INVALID_GROUP = err("Invalid user group");
 const NO_INVITATION = err("No such invitation");
+const ONLY_OWNER = err("The owner permission cannot be removed from the only organization owner.");
 const LAST_OWNER = err("Cannot deactivate the only organization owner.", "CANNOT_DEACTIVATE_LAST_USER");
 const BAD_QUEUE = err(/^Bad event queue ID: [\w:-]+$/, "BAD_EVENT_QUEUE_ID");
 /** Upstream's invitation role check raises a plain error, not the decorator's code. */
@@ -75,6 +76,14 @@ const at = (path: string, params: Req["params"] = {}): Req => ({ path, params })
 async function setActive(w: World, id: number, active: boolean) {
   await w.s.db.updateTable("users").set({ is_active: active ? 1 : 0 }).where("id", "=", id).execute();
 }
+async function setRole(w: World, id: number, role: number) {
+  await w.s.db.updateTable("users").set({ role }).where("id", "=", id).execute();
+}
+/** A fresh channel with the owner, the member and the bot subscribed (only the owner when private). */
+function adminChannel(w: World, inviteOnly: boolean) {
+  const { owner, member, bot } = w.s.realm;
+  return createChannel(w.s, { name: w.unique("role-chan-"), invite_only: inviteOnly, subscribers: inviteOnly ? [owner] : [owner, member, bot], creator: owner });
+}
 
 export function authzRows(): Row[] {
   return [
@@ -109,6 +118,17 @@ export function authzRows(): Row[] {
     row("PATCH /streams/{stream_id:int}", "public channel the caller (the guest too) is subscribed to", adminOnly(NO_CHANNEL_ADMIN, { foreign: INVALID_CHANNEL }), async (_c, w) =>
       at(`/streams/${w.pub.id}`, { description: w.unique("about ") }),
     ),
+    // A channel with the member, the owner and the bot subscribed (not the guest: for it the channel does not exist).
+    row("PATCH /streams/{stream_id:int}", "public channel the caller may not be in", adminOnly(NO_CHANNEL_ADMIN, { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) =>
+      at(`/streams/${(await adminChannel(w, false)).id}`, { description: w.unique("desc ") }),
+    ),
+    // Administrators administer every channel, private ones included (upstream's realm-admin rule).
+    row("PATCH /streams/{stream_id:int}", "private channel the caller is not in", x(INVALID_CHANNEL, { owner: "ok", admin: "ok" }), async (_c, w) =>
+      at(`/streams/${(await adminChannel(w, true)).id}`, { description: w.unique("desc ") }),
+    ),
+    row("DELETE /streams/{stream_id:int}", "public channel the caller may not be in", adminOnly(NO_CHANNEL_ADMIN, { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) =>
+      at(`/streams/${(await adminChannel(w, false)).id}`),
+    ),
     row("DELETE /streams/{stream_id:int}", "private channel the caller is not in", x(INVALID_CHANNEL, { owner: "ok", admin: "ok" }), async (_c, w) =>
       at(`/streams/${(await createChannel(w.s, { name: w.unique("matrix-doomed-"), invite_only: true, subscribers: [w.other], creator: w.s.realm.owner })).id}`),
     ),
@@ -118,8 +138,9 @@ export function authzRows(): Row[] {
       row("GET /users/me/subscriptions", "own subscriptions", x("ok"), async () => at("/users/me/subscriptions")),
       () => ['"matrix-priv"'],
     ),
-    row("POST /users/me/subscriptions", "join a public channel", x("ok", { guest: NOT_GUEST, foreign: "ok" }), async (_c, w) => at("/users/me/subscriptions", { subscriptions: [{ name: w.pubUnsubscribed.name }] }), async (c, w) => {
-      await w.s.api.delete(c.user, "/users/me/subscriptions", { subscriptions: [w.pubUnsubscribed.name] });
+    // (The foreign owner joins one of its own organization: a name of ours would create a channel there.)
+    row("POST /users/me/subscriptions", "join a public channel", x("ok", { guest: NOT_GUEST }), async (c, w) => at("/users/me/subscriptions", { subscriptions: [{ name: home(w, me(c)).unsubscribed.name }] }), async (c, w) => {
+      expectSuccess(await w.s.api.delete(c.user, "/users/me/subscriptions", { subscriptions: [home(w, c.user!).unsubscribed.name] }));
     }),
     row("POST /users/me/subscriptions", "subscribe another user (victim) to a public channel", x("ok", { guest: NOT_GUEST, foreign: NO_PRINCIPAL }), async (_c, w) =>
       at("/users/me/subscriptions", { subscriptions: [{ name: w.pubUnsubscribed.name }], principals: [w.victim.id] }),
@@ -148,6 +169,9 @@ export function authzRows(): Row[] {
     row("GET /users/me/{stream_id:int}/topics", "public channel", x("ok", { foreign: INVALID_CHANNEL }), async (_c, w) => at(`/users/me/${w.pub.id}/topics`)),
     row("GET /users/me/{stream_id:int}/topics", "public channel the caller is not in", x("ok", { guest: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) => at(`/users/me/${w.pubUnsubscribed.id}/topics`)),
     row("GET /users/me/{stream_id:int}/topics", "private channel the caller is not in", x(INVALID_CHANNEL), async (_c, w) => at(`/users/me/${w.priv.id}/topics`)),
+    row("POST /streams/{stream_id:int}/delete_topic", "topic in a public channel", adminOnly(MUST_ADMIN, { foreign: INVALID_CHANNEL }), async (_c, w) =>
+      at(`/streams/${(await adminChannel(w, false)).id}/delete_topic`, { topic_name: "t" }),
+    ),
     row("POST /streams/{stream_id:int}/delete_topic", "topic in a private channel the caller is not in", adminOnly(MUST_ADMIN, { owner: INVALID_CHANNEL, admin: INVALID_CHANNEL, foreign: INVALID_CHANNEL }), async (_c, w) =>
       at(`/streams/${w.priv.id}/delete_topic`, { topic_name: "secret" }),
     ),
@@ -352,6 +376,24 @@ export function authzRows(): Row[] {
     row("GET /users", "every user", x("ok"), async () => at("/users")),
     row("GET /users/{user_id:int}", "another user", x("ok", { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.other.id}`)),
     row("GET /users/{email}", "another user", x("ok", { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.other.delivery_email}`)),
+    // Administering users (upstream access_user_by_id(for_admin=True); only owners grant or remove the owner role).
+    row("PATCH /users/{user_id:int}", "a member's full name", adminOnly(INSUFFICIENT, { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.victim.id}`, { full_name: w.unique("New Name ") })),
+    row("PATCH /users/{user_id:int}", "a member's role to moderator", adminOnly(INSUFFICIENT, { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.victim.id}`, { role: Role.MODERATOR }), async (_c, w) =>
+      setRole(w, w.victim.id, Role.MEMBER),
+    ),
+    row("PATCH /users/{user_id:int}", "a member's role to owner", adminOnly(INSUFFICIENT, { admin: MUST_OWNER, foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.victim.id}`, { role: Role.OWNER }), async (_c, w) =>
+      setRole(w, w.victim.id, Role.MEMBER),
+    ),
+    // The owner's role does not change (already owner): a success with nothing to do.
+    row("PATCH /users/{user_id:int}", "own role to owner (escalation)", adminOnly(INSUFFICIENT, { admin: MUST_OWNER }), async (c) => at(`/users/${me(c).id}`, { role: Role.OWNER })),
+    // The only owner cannot stop being one.
+    row("PATCH /users/{user_id:int}", "own role to administrator (escalation)", adminOnly(INSUFFICIENT, { owner: ONLY_OWNER, foreign: ONLY_OWNER }), async (c) => at(`/users/${me(c).id}`, { role: Role.ADMINISTRATOR })),
+    // Bot owners administer their bots.
+    row("PATCH /users/{user_id:int}", "the member's bot's full name", adminOnly(INSUFFICIENT, { member: "ok", foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.s.realm.bot.id}`, { full_name: w.unique("Bot Name ") })),
+    row("DELETE /users/{user_id:int}", "a member", adminOnly(INSUFFICIENT, { foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.victim.id}`), async (_c, w) => setActive(w, w.victim.id, true)),
+    row("DELETE /users/{user_id:int}", "the only owner", adminOnly(INSUFFICIENT, { admin: MUST_OWNER, owner: err("Cannot deactivate the only organization owner"), foreign: NO_SUCH_USER }), async (_c, w) =>
+      at(`/users/${w.s.realm.owner.id}`),
+    ),
     row("PATCH /users/{user_id:int}", "own full name", adminOnly(INSUFFICIENT), async (c) => at(`/users/${me(c).id}`, { full_name: "Renamed Self" }), async (c, w) => {
       await w.s.db.updateTable("users").set({ full_name: c.user!.full_name }).where("id", "=", c.user!.id).execute();
     }),
@@ -377,6 +419,7 @@ export function authzRows(): Row[] {
       at("/settings", { old_password: OWNER_PASSWORD, new_password: OWNER_PASSWORD }),
     ),
     row("POST /users/me/status", "own status", x("ok", { bot: NO_BOTS }), async (_c, w) => at("/users/me/status", { status_text: w.unique("busy ") })),
+    row("POST /users/{user_id:int}/status", "a member's status", adminOnly(INSUFFICIENT, { bot: NO_BOTS, foreign: NO_SUCH_USER }), async (_c, w) => at(`/users/${w.victim.id}/status`, { status_text: w.unique("status ") })),
     row("POST /users/{user_id:int}/status", "own status through the administrators' endpoint", adminOnly(INSUFFICIENT, { bot: NO_BOTS }), async (c, w) =>
       at(`/users/${me(c).id}/status`, { status_text: w.unique("set ") }),
     ),
@@ -446,7 +489,8 @@ export function authzRows(): Row[] {
     }),
 
     // --- organization settings ---
-    row("PATCH /realm", "the organization's name", adminOnly(), async (_c, w) => at("/realm", { name: w.unique("Org ") })),
+    row("PATCH /realm", "the organization's description", adminOnly(), async (_c, w) => at("/realm", { description: w.unique("about ") })),
+    row("PATCH /realm", "an owner-only setting", adminOnly(MUST_ADMIN, { admin: MUST_OWNER }), async (_c, w) => at("/realm", { waiting_period_threshold: Number(w.unique("")) })),
     row("GET /realm/linkifiers", "the organization's linkifiers", x("ok"), async () => at("/realm/linkifiers")),
     row("POST /realm/filters", "new linkifier", adminOnly(), async (_c, w) => {
       const n = w.unique("nl");

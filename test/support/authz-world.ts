@@ -79,14 +79,17 @@ export interface World {
   relayPublicKey: string;
   /** The other organization's public channel and a message in it (the foreign caller's own world). */
   foreignPub: Channel;
+  foreignUnsubscribed: Channel;
   foreignMessage: number;
   /** Unique suffixes for names. */
   unique(prefix: string): string;
 }
 
-/** The public channel and a readable message of the user's own organization. */
-export function home(w: World, user: User): { pub: Channel; message: number } {
-  return user.realm_id === w.s.other.realm.id ? { pub: w.foreignPub, message: w.foreignMessage } : { pub: w.pub, message: w.otherPubMessage };
+/** The user's organization's public channel, one the user is not in, and a readable message. */
+export function home(w: World, user: User): { pub: Channel; unsubscribed: Channel; message: number } {
+  return user.realm_id === w.s.other.realm.id
+    ? { pub: w.foreignPub, unsubscribed: w.foreignUnsubscribed, message: w.foreignMessage }
+    : { pub: w.pub, unsubscribed: w.pubUnsubscribed, message: w.otherPubMessage };
 }
 
 function ok(res: { statusCode: number; body: string }): Record<string, any> {
@@ -161,6 +164,7 @@ export async function startAuthzWorld(): Promise<World> {
   const otherInvite = (await s.db.selectFrom("invites").select("id").where("referrer_id", "=", other.id).executeTakeFirstOrThrow()).id;
   ok(await s.api.post(other, "/users/me/presence", { status: "active" }));
   const foreignPub = await createChannel(s, { name: "matrix-foreign-pub", subscribers: [s.other.owner, s.other.member], creator: s.other.owner });
+  const foreignUnsubscribed = await createChannel(s, { name: "matrix-foreign-quiet", subscribers: [s.other.member], creator: s.other.owner });
   const foreignMessage = await send(s.other.member, { type: "stream", to: foreignPub.name, topic: "theirs", content: "B's message" });
   // The other organization reports too, so its owner's reports reach the message access check.
   const foreignModeration = await createChannel(s, { name: "matrix-foreign-moderation", invite_only: true, subscribers: [s.other.owner], creator: s.other.owner });
@@ -211,6 +215,7 @@ export async function startAuthzWorld(): Promise<World> {
     otherInvite,
     relayPublicKey,
     foreignPub,
+    foreignUnsubscribed,
     foreignMessage,
     unique,
   };
