@@ -1,0 +1,9 @@
+/**
+ * Authorization matrix, share 1 of 2: the rows of authz-table.ts (every endpoint × object)
+ * tried as owner, administrator, moderator, member, guest, bot, deactivated user, another
+ * organization's owner and no credentials. Refusals change nothing in the database.
+ */
+import { authzSuite, share } from "../support/authz-suite.js";
+import { authzRows } from "./authz-table.js";
+
+authzSuite("authorization matrix (1/2)", share(authzRows(), 0, 2));
