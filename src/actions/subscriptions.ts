@@ -320,8 +320,9 @@ export async function doSubscribe(ctx: AppContext, realm: Realm, actor: User, re
     const authorized: Channel[] = [];
     const unauthorized: Channel[] = [];
     for (const channel of existingInOrder) {
-      // Archived channels cannot be joined; others need metadata access (admins see every channel).
-      if (!channel.deactivated && canAccessChannelMetadata(actor, channel, mySubs.has(channel.id))) authorized.push(channel);
+      // Archived channels cannot be joined; others need content access, as upstream: an
+      // administrator sees a private channel's metadata but may not join it or add others.
+      if (!channel.deactivated && canAccessChannel(actor, channel, mySubs.has(channel.id))) authorized.push(channel);
       else unauthorized.push(channel);
     }
     if (unauthorized.length > 0 && req.authorizationErrorsFatal) {

@@ -137,9 +137,9 @@ describe("POST /users/me/subscriptions", () => {
     );
     expect(body).toMatchObject({ subscribed: {}, already_subscribed: { [String(s.realm.other.id)]: ["general"] }, unauthorized: ["vault"] });
     expect(await subscriberIds(c.id)).toEqual([s.realm.admin.id]);
-    // Administrators may join any channel.
-    expectSuccess(await s.api.post(s.realm.owner, "/users/me/subscriptions", { subscriptions: [{ name: "vault" }] }));
-    expect(await subscriberIds(c.id)).toEqual([s.realm.owner.id, s.realm.admin.id].sort((a, b) => a - b));
+    // Administrators see a private channel's metadata but may not join it (content access, as upstream).
+    expectError(await s.api.post(s.realm.owner, "/users/me/subscriptions", { subscriptions: [{ name: "vault" }] }), "Unable to access channel (vault).");
+    expect(await subscriberIds(c.id)).toEqual([s.realm.admin.id]);
   });
 
   it("never reaches another organization's channel", async () => {

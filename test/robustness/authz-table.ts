@@ -142,6 +142,14 @@ export function authzRows(): Row[] {
     row("POST /users/me/subscriptions", "join a public channel", x("ok", { guest: NOT_GUEST }), async (c, w) => at("/users/me/subscriptions", { subscriptions: [{ name: home(w, me(c)).unsubscribed.name }] }), async (c, w) => {
       expectSuccess(await w.s.api.delete(c.user, "/users/me/subscriptions", { subscriptions: [home(w, c.user!).unsubscribed.name] }));
     }),
+    // Content access, as upstream: administrators see a private channel's metadata but may not join it.
+    // (The foreign owner's request creates a channel of that name in its own organization.)
+    row("POST /users/me/subscriptions", "join a private channel the caller is not in", x(err("Unable to access channel (matrix-priv)."), { guest: NOT_GUEST, foreign: "ok" }), async (_c, w) =>
+      at("/users/me/subscriptions", { subscriptions: [{ name: w.priv.name }] }),
+      async (c, w) => {
+        expectSuccess(await w.s.api.delete(c.user, "/users/me/subscriptions", { subscriptions: [w.priv.name] }));
+      },
+    ),
     row("POST /users/me/subscriptions", "subscribe another user (victim) to a public channel", x("ok", { guest: NOT_GUEST, foreign: NO_PRINCIPAL }), async (_c, w) =>
       at("/users/me/subscriptions", { subscriptions: [{ name: w.pubUnsubscribed.name }], principals: [w.victim.id] }),
       async (_c, w) => {
