@@ -34,7 +34,7 @@ export interface MessageAccessOptions {
 /** Whether a user may read a channel message (see the rule above). */
 export function canAccessChannelMessage(
   user: Pick<User, "role" | "realm_id">,
-  channel: Channel,
+  channel: Pick<Channel, "realm_id" | "deactivated" | "invite_only" | "history_public_to_subscribers">,
   subscribed: boolean,
   hasRow: boolean,
   opts: MessageAccessOptions = {},

@@ -16,7 +16,7 @@ import {
   usersByIds,
   webPublicRecipientIds,
 } from "../db/queries/messages.js";
-import { subscribedChannelIds } from "../db/queries/subscriptions.js";
+import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { parseUserIndicators, resolveUsers } from "./addressee.js";
 import { checkListLength, MAX_NARROW_TERMS, MAX_SEARCH_WORDS } from "./list-limits.js";
 import { DEFAULT_HISTORICAL_FLAGS, FLAG_BITS } from "./message-flags.js";
@@ -105,7 +105,6 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
     const webPublic = await webPublicRecipientIds(db, realm.id);
     conditions.push(webPublic.length > 0 ? sql<SqlBool>`${sql.ref("m.recipient_id")} in (${sql.join(webPublic)})` : FALSE);
   }
-  let subscribed: Set<number> | null = null;
   for (const term of terms) {
     const cond = await termCondition(term);
     if (cond !== null) conditions.push(term.negated ? sql<SqlBool>`not (${cond})` : cond);
@@ -128,9 +127,9 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
       if (user === null) {
         if (!channel.is_web_public) throw badNarrow(`unknown web-public channel ${String(operand)}`);
       } else if (!term.negated) {
-        subscribed ??= await subscribedChannelIds(db, realm.id, user.id);
-        const isSub = subscribed.has(channel.id);
-        includeHistory = (!channel.invite_only && !isGuest(user)) || (channel.history_public_to_subscribers === 1 && isSub);
+        // Public channels' history is open to members: only otherwise does the subscription matter.
+        includeHistory =
+          (!channel.invite_only && !isGuest(user)) || (channel.history_public_to_subscribers === 1 && (await isSubscribedTo(db, realm.id, user.id, channel)));
       }
       return sql<SqlBool>`${sql.ref("m.recipient_id")} = ${channel.recipient_id ?? -1}`;
     }
