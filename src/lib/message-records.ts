@@ -78,7 +78,14 @@ export async function buildMessageRecords(
   for (const members of groups.values()) for (const id of members) userIds.add(id);
   const users = new Map<number, MessageUser>((await messageUsersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
   const channelNames = await namesOfChannels(db, realm.id, messages, opts.channelNames);
-  const topicLinks = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
+  const topicLinker = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
+  // A window is mostly a few topics: look each up once, give every message its own copy.
+  const linksByTopic = new Map<string, Array<{ text: string; url: string }>>();
+  const topicLinks = (topic: string) => {
+    let links = linksByTopic.get(topic);
+    if (!links) linksByTopic.set(topic, (links = topicLinker(topic)));
+    return links.map((l) => ({ ...l }));
+  };
   const reactionsBy = groupBy<ReactionRow>(reactions, (r) => r.message_id);
   const submessagesBy = groupBy<SubmessageRow>(submessages, (r) => r.message_id);
   const editsBy = groupBy<MessageEditRow>(edits, (r) => r.message_id);

@@ -78,6 +78,8 @@ export interface ResolvedNarrow {
   conditions: Array<RawBuilder<SqlBool>>;
   /** Messages without a per-user row may be included (a channel whose history the user may read). */
   includeHistory: boolean;
+  /** Names of the channels the narrow named, by id (message objects show them). */
+  channelNames: Map<number, string>;
 }
 
 const TRUE = sql<SqlBool>`1 = 1`;
@@ -101,6 +103,7 @@ export function isSpectatorCompatible(terms: readonly NarrowTerm[]): boolean {
 export async function resolveNarrow(db: Queryable, user: User | null, realm: Realm, host: string, terms: readonly NarrowTerm[]): Promise<ResolvedNarrow> {
   const conditions: Array<RawBuilder<SqlBool>> = [];
   let includeHistory = false;
+  const channelNames = new Map<number, string>();
   if (user === null) {
     const webPublic = await webPublicRecipientIds(db, realm.id);
     conditions.push(webPublic.length > 0 ? sql<SqlBool>`${sql.ref("m.recipient_id")} in (${sql.join(webPublic)})` : FALSE);
@@ -112,7 +115,7 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
   if (terms.some((t) => t.operator === "is" && !["resolved", "followed"].includes(String(t.operand)))) includeHistory = false;
   // Spectators have no per-user rows: they read web-public history only (restricted above).
   if (user === null) includeHistory = true;
-  return { conditions, includeHistory };
+  return { conditions, includeHistory, channelNames };
 
   async function termCondition(term: NarrowTerm): Promise<RawBuilder<SqlBool> | null> {
     const { operator, operand } = term;
@@ -124,6 +127,7 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
             ? await findChannelById(db, realm.id, Number(operand))
             : await findChannelByName(db, realm.id, String(operand));
       if (!channel) throw badNarrow(`unknown channel ${String(operand)}`);
+      channelNames.set(channel.id, channel.name);
       if (user === null) {
         if (!channel.is_web_public) throw badNarrow(`unknown web-public channel ${String(operand)}`);
       } else if (!term.negated) {

@@ -109,6 +109,7 @@ async function getMessages(req: ApiRequest): Promise<ViewResult> {
       clientHashavatar: params.client_hashavatar,
       allowEmptyTopicName: params.allow_empty_topic_name,
       withFlags: true,
+      channelNames: narrow.channelNames,
     },
   );
   return {
