@@ -79,11 +79,6 @@ export async function bulkAccessMessages(db: Queryable, user: User, ids: readonl
   return out;
 }
 
-/** Message rows by id for ids already filtered by an access-checked query (GET /messages). */
-export async function loadMessages(db: Queryable, realmId: number, ids: readonly number[]): Promise<Message[]> {
-  return findMessagesByIds(db, realmId, ids);
-}
-
 /** Spectators get the same 401 for every failure, so they learn nothing about hidden messages. */
 export const notLoggedIn = () => new UnauthorizedError("Not logged in: API authentication or user session required");
 
