@@ -3,8 +3,10 @@
  * (spec 2.6). Pure: callers load senders, recipients, reactions, submessages and edits
  * in bulk first.
  */
-import type { Message, Realm, User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import type { MessageEditRow, ReactionRow, SubmessageRow } from "../db/queries/messages.js";
+import type { MessageUser } from "../db/queries/message-fetch.js";
+import type { MessageForRecord } from "../db/queries/message-narrow.js";
 import { AVATAR_SOURCE_HASH, avatarUrl } from "../lib/avatar.js";
 import { EmailVisibility } from "../lib/roles.js";
 import { displayTopic, topicResolveToggled } from "../lib/topics.js";
@@ -18,15 +20,15 @@ export interface MessageRecordOptions {
 }
 
 export interface MessageRecordInput {
-  message: Message;
-  sender: User;
+  message: MessageForRecord;
+  sender: MessageUser;
   realm: Realm;
   /** The realm's host, for API emails. */
   host: string;
   /** Channel messages: the channel's name. */
   channelName?: string;
   /** Direct messages: every participant (sender included). */
-  participants?: User[];
+  participants?: MessageUser[];
   /** This message's reactions, oldest first. */
   reactions: ReactionRow[];
   submessages: SubmessageRow[];

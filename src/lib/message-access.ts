@@ -34,7 +34,7 @@ export interface MessageAccessOptions {
 /** Whether a user may read a channel message (see the rule above). */
 export function canAccessChannelMessage(
   user: Pick<User, "role" | "realm_id">,
-  channel: Channel,
+  channel: Pick<Channel, "realm_id" | "deactivated" | "invite_only" | "history_public_to_subscribers">,
   subscribed: boolean,
   hasRow: boolean,
   opts: MessageAccessOptions = {},
@@ -77,11 +77,6 @@ export async function bulkAccessMessages(db: Queryable, user: User, ids: readonl
     if (canAccessChannelMessage(user, channel, sub, f !== null, opts)) out.push({ message, flags: f, channel, subscribed: sub });
   }
   return out;
-}
-
-/** Message rows by id for ids already filtered by an access-checked query (GET /messages). */
-export async function loadMessages(db: Queryable, realmId: number, ids: readonly number[]): Promise<Message[]> {
-  return findMessagesByIds(db, realmId, ids);
 }
 
 /** Spectators get the same 401 for every failure, so they learn nothing about hidden messages. */

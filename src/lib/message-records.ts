@@ -3,7 +3,7 @@
  * DM participants, channels, reactions, submessages and edits with one query per
  * table, however many messages, then calls the pure toApiMessage.
  */
-import type { Channel, Realm, User } from "../db/schema.js";
+import type { Realm } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelsByIds } from "../db/queries/channels.js";
 import {
@@ -14,19 +14,19 @@ import {
   RECIPIENT_DM_GROUP,
   RECIPIENT_PERSONAL,
   submessagesForMessages,
-  usersByIds,
   type MessageEditRow,
   type ReactionRow,
   type SubmessageRow,
 } from "../db/queries/messages.js";
+import { editsOfMessage, messageUsersByIds, reactionsOfMessage, submessagesOfMessage, type MessageUser } from "../db/queries/message-fetch.js";
 import { toApiMessage, type MessageRecordOptions } from "../api-records/message.js";
 import type { MarkdownLookups } from "./markdown/index.js";
-import type { Message } from "../db/schema.js";
+import type { MessageForRecord } from "../db/queries/message-narrow.js";
 import { DEFAULT_HISTORICAL_FLAGS, flagsToList } from "./message-flags.js";
 import { loadTopicLinker } from "./message-render.js";
 
 export interface MessageWithFlags {
-  message: Message;
+  message: MessageForRecord;
   /** The viewer's flag bits; null when they have no per-user row (shown as read + historical). */
   flags: number | null;
 }
@@ -54,6 +54,8 @@ export async function buildMessageRecords(
     isNew?: boolean;
     /** The realm's linkifiers, when the caller already has them. */
     linkifiers?: MarkdownLookups["linkifiers"];
+    /** Names of the messages' channels, when the caller already loaded them (access checks). */
+    channelNames?: ReadonlyMap<number, string>;
   },
 ): Promise<Array<Record<string, unknown>>> {
   if (items.length === 0) return [];
@@ -70,30 +72,30 @@ export async function buildMessageRecords(
     realm.id,
     recipients.filter((r) => r.type === RECIPIENT_DM_GROUP).map((r) => r.type_id),
   );
-  const [reactions, submessages, edits] = opts.isNew
-    ? [[], [], []]
-    : await Promise.all([
-        reactionsForMessages(db, realm.id, ids),
-        submessagesForMessages(db, realm.id, ids),
-        editsForMessages(db, realm.id, ids),
-      ]);
+  const [reactions, submessages, edits] = opts.isNew ? [[], [], []] : await relatedRows(db, realm.id, ids);
   const userIds = new Set<number>(messages.map((m) => m.sender_id));
   for (const r of recipients) if (r.type === RECIPIENT_PERSONAL) userIds.add(r.type_id);
   for (const members of groups.values()) for (const id of members) userIds.add(id);
-  const users = new Map<number, User>((await usersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
-  const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
-  const channels = new Map<number, Channel>((await findChannelsByIds(db, realm.id, channelIds)).map((c) => [c.id, c]));
-  const topicLinks = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
+  const users = new Map<number, MessageUser>((await messageUsersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
+  const channelNames = await namesOfChannels(db, realm.id, messages, opts.channelNames);
+  const topicLinker = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
+  // A window is mostly a few topics: look each up once, give every message its own copy.
+  const linksByTopic = new Map<string, Array<{ text: string; url: string }>>();
+  const topicLinks = (topic: string) => {
+    let links = linksByTopic.get(topic);
+    if (!links) linksByTopic.set(topic, (links = topicLinker(topic)));
+    return links.map((l) => ({ ...l }));
+  };
   const reactionsBy = groupBy<ReactionRow>(reactions, (r) => r.message_id);
   const submessagesBy = groupBy<SubmessageRow>(submessages, (r) => r.message_id);
   const editsBy = groupBy<MessageEditRow>(edits, (r) => r.message_id);
 
   return items.map(({ message: m, flags }) => {
-    let participants: User[] | undefined;
+    let participants: MessageUser[] | undefined;
     if (m.channel_id === null) {
       const r = recipientById.get(m.recipient_id);
       const ids = r?.type === RECIPIENT_DM_GROUP ? (groups.get(r.type_id) ?? []) : [...new Set([m.sender_id, r?.type_id ?? m.sender_id])];
-      participants = ids.map((id) => users.get(id)).filter((u): u is User => u !== undefined);
+      participants = ids.map((id) => users.get(id)).filter((u): u is MessageUser => u !== undefined);
     }
     return toApiMessage(
       {
@@ -101,7 +103,7 @@ export async function buildMessageRecords(
         sender: users.get(m.sender_id)!,
         realm,
         host,
-        channelName: m.channel_id !== null ? channels.get(m.channel_id)?.name : undefined,
+        channelName: m.channel_id !== null ? channelNames.get(m.channel_id) : undefined,
         participants,
         reactions: reactionsBy.get(m.id) ?? [],
         submessages: submessagesBy.get(m.id) ?? [],
@@ -113,4 +115,20 @@ export async function buildMessageRecords(
       opts,
     );
   });
+}
+
+/** Reactions, submessages and edits of the messages (a single message's by compiled statements). */
+async function relatedRows(db: Queryable, realmId: number, ids: number[]): Promise<[ReactionRow[], SubmessageRow[], MessageEditRow[]]> {
+  if (ids.length === 1) {
+    const id = ids[0];
+    return Promise.all([reactionsOfMessage(db, realmId, id), submessagesOfMessage(db, realmId, id), editsOfMessage(db, realmId, id)]);
+  }
+  return Promise.all([reactionsForMessages(db, realmId, ids), submessagesForMessages(db, realmId, ids), editsForMessages(db, realmId, ids)]);
+}
+
+/** Channel names by id: the caller's when it has all of them, else one query. */
+async function namesOfChannels(db: Queryable, realmId: number, messages: readonly MessageForRecord[], known: ReadonlyMap<number, string> | undefined): Promise<ReadonlyMap<number, string>> {
+  const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
+  if (known && channelIds.every((id) => known.has(id))) return known;
+  return new Map((await findChannelsByIds(db, realmId, channelIds)).map((c) => [c.id, c.name]));
 }

@@ -5,7 +5,7 @@
 import { sql, type SqlBool } from "kysely";
 import { ApiError } from "../errors.js";
 import type { Queryable } from "../db/tx.js";
-import { narrowRows, type NarrowQuery } from "../db/queries/messages.js";
+import { narrowRows, type NarrowQuery, type NarrowRange } from "../db/queries/message-narrow.js";
 import { DEFAULT_HISTORICAL_FLAGS, FLAG_BITS } from "./message-flags.js";
 
 const unread = sql<SqlBool>`(coalesce(${sql.ref("um.flags")}, ${DEFAULT_HISTORICAL_FLAGS}) & ${sql.lit(FLAG_BITS.read)}) = 0`;
@@ -27,8 +27,16 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean): n
   return Math.min(n, LARGER_THAN_MAX_MESSAGE_ID);
 }
 
-export interface WindowResult {
-  rows: Array<{ id: number; flags: number | null }>;
+interface WindowRow {
+  id: number;
+  flags: number | null;
+}
+
+/** Runs the narrow's query for one side of the window (ids only, or whole messages). */
+export type NarrowFetcher<R extends WindowRow> = (db: Queryable, q: NarrowQuery, range: NarrowRange) => Promise<R[]>;
+
+export interface WindowResult<R extends WindowRow = WindowRow> {
+  rows: R[];
   anchor: number;
   found_anchor: boolean;
   found_oldest: boolean;
@@ -39,11 +47,12 @@ export interface WindowResult {
  * The messages around the anchor (upstream limit_query_to_range and
  * post_process_limited_query): at most num_before older, the anchor, num_after newer.
  */
-export async function fetchWindow(
+export async function fetchWindow<R extends WindowRow = WindowRow>(
   db: Queryable,
   q: NarrowQuery,
   opts: { anchor: number | null; numBefore: number; numAfter: number; includeAnchor: boolean },
-): Promise<WindowResult> {
+  fetchRows: NarrowFetcher<R> = narrowRows as unknown as NarrowFetcher<R>,
+): Promise<WindowResult<R>> {
   let anchor = opts.anchor;
   if (anchor === null) {
     const [first] = await narrowRows(db, { ...q, conditions: [...q.conditions, unread] }, {
@@ -61,18 +70,18 @@ export async function fetchWindow(
   const include = opts.includeAnchor ? 1 : 0;
   const needBefore = !anchoredToLeft && numBefore > 0;
   const needAfter = !anchoredToRight && numAfter > 0;
-  let rows: Array<{ id: number; flags: number | null }> = [];
+  let rows: R[] = [];
   if (needBefore && needAfter) {
-    const before = await narrowRows(db, q, { op: "<=", anchor: anchor - 1, order: "desc", limit: numBefore });
-    const after = await narrowRows(db, q, { op: ">=", anchor, order: "asc", limit: numAfter + 1 });
+    const before = await fetchRows(db, q, { op: "<=", anchor: anchor - 1, order: "desc", limit: numBefore });
+    const after = await fetchRows(db, q, { op: ">=", anchor, order: "asc", limit: numAfter + 1 });
     rows = [...before.reverse(), ...after];
   } else if (needBefore) {
     const limit = numBefore + (anchoredToRight ? 0 : include);
-    rows = (await narrowRows(db, q, { op: "<=", anchor: anchor - (opts.includeAnchor ? 0 : 1), order: "desc", limit })).reverse();
+    rows = (await fetchRows(db, q, { op: "<=", anchor: anchor - (opts.includeAnchor ? 0 : 1), order: "desc", limit })).reverse();
   } else if (needAfter) {
-    rows = await narrowRows(db, q, { op: ">=", anchor: anchor + (opts.includeAnchor ? 0 : 1), order: "asc", limit: numAfter + include });
+    rows = await fetchRows(db, q, { op: ">=", anchor: anchor + (opts.includeAnchor ? 0 : 1), order: "asc", limit: numAfter + include });
   } else if (opts.includeAnchor && !anchoredToRight) {
-    rows = await narrowRows(db, q, { op: "=", anchor, order: "asc", limit: 1 });
+    rows = await fetchRows(db, q, { op: "=", anchor, order: "asc", limit: 1 });
   }
   const a = anchor;
   let beforeRows = anchoredToRight ? rows : rows.filter((r) => r.id < a);

@@ -16,7 +16,7 @@ import {
   usersByIds,
   webPublicRecipientIds,
 } from "../db/queries/messages.js";
-import { subscribedChannelIds } from "../db/queries/subscriptions.js";
+import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { parseUserIndicators, resolveUsers } from "./addressee.js";
 import { checkListLength, MAX_NARROW_TERMS, MAX_SEARCH_WORDS } from "./list-limits.js";
 import { DEFAULT_HISTORICAL_FLAGS, FLAG_BITS } from "./message-flags.js";
@@ -78,6 +78,8 @@ export interface ResolvedNarrow {
   conditions: Array<RawBuilder<SqlBool>>;
   /** Messages without a per-user row may be included (a channel whose history the user may read). */
   includeHistory: boolean;
+  /** Names of the channels the narrow named, by id (message objects show them). */
+  channelNames: Map<number, string>;
 }
 
 const TRUE = sql<SqlBool>`1 = 1`;
@@ -101,11 +103,11 @@ export function isSpectatorCompatible(terms: readonly NarrowTerm[]): boolean {
 export async function resolveNarrow(db: Queryable, user: User | null, realm: Realm, host: string, terms: readonly NarrowTerm[]): Promise<ResolvedNarrow> {
   const conditions: Array<RawBuilder<SqlBool>> = [];
   let includeHistory = false;
+  const channelNames = new Map<number, string>();
   if (user === null) {
     const webPublic = await webPublicRecipientIds(db, realm.id);
     conditions.push(webPublic.length > 0 ? sql<SqlBool>`${sql.ref("m.recipient_id")} in (${sql.join(webPublic)})` : FALSE);
   }
-  let subscribed: Set<number> | null = null;
   for (const term of terms) {
     const cond = await termCondition(term);
     if (cond !== null) conditions.push(term.negated ? sql<SqlBool>`not (${cond})` : cond);
@@ -113,7 +115,7 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
   if (terms.some((t) => t.operator === "is" && !["resolved", "followed"].includes(String(t.operand)))) includeHistory = false;
   // Spectators have no per-user rows: they read web-public history only (restricted above).
   if (user === null) includeHistory = true;
-  return { conditions, includeHistory };
+  return { conditions, includeHistory, channelNames };
 
   async function termCondition(term: NarrowTerm): Promise<RawBuilder<SqlBool> | null> {
     const { operator, operand } = term;
@@ -125,12 +127,13 @@ export async function resolveNarrow(db: Queryable, user: User | null, realm: Rea
             ? await findChannelById(db, realm.id, Number(operand))
             : await findChannelByName(db, realm.id, String(operand));
       if (!channel) throw badNarrow(`unknown channel ${String(operand)}`);
+      channelNames.set(channel.id, channel.name);
       if (user === null) {
         if (!channel.is_web_public) throw badNarrow(`unknown web-public channel ${String(operand)}`);
       } else if (!term.negated) {
-        subscribed ??= await subscribedChannelIds(db, realm.id, user.id);
-        const isSub = subscribed.has(channel.id);
-        includeHistory = (!channel.invite_only && !isGuest(user)) || (channel.history_public_to_subscribers === 1 && isSub);
+        // Public channels' history is open to members: only otherwise does the subscription matter.
+        includeHistory =
+          (!channel.invite_only && !isGuest(user)) || (channel.history_public_to_subscribers === 1 && (await isSubscribedTo(db, realm.id, user.id, channel)));
       }
       return sql<SqlBool>`${sql.ref("m.recipient_id")} = ${channel.recipient_id ?? -1}`;
     }

@@ -200,42 +200,6 @@ export async function setFirstMessageIdIfNull(db: Queryable, realmId: number, ch
     .execute();
 }
 
-/** Largest id an integer column can hold; anchors beyond it are clamped in queries. */
-const MAX_INT_ID = 2147483647;
-
-export interface NarrowQuery {
-  realmId: number;
-  userId: number;
-  /** Include messages without a per-user row (left join) instead of only received ones. */
-  includeHistory: boolean;
-  conditions: ReadonlyArray<import("kysely").Expression<import("kysely").SqlBool>>;
-}
-
-/** Message ids (with the user's flags, null without a row) matching a narrow, in one query. */
-export async function narrowRows(
-  db: Queryable,
-  q: NarrowQuery,
-  range: { op: "<=" | ">=" | "="; anchor: number; order: "asc" | "desc"; limit: number },
-): Promise<Array<{ id: number; flags: number | null }>> {
-  if (range.limit <= 0) return [];
-  const anchor = Math.min(Math.max(range.anchor, -1), MAX_INT_ID);
-  let query = q.includeHistory
-    ? db
-        .selectFrom("messages as m")
-        .leftJoin("user_messages as um", (j) => j.onRef("um.message_id", "=", "m.id").on("um.user_id", "=", q.userId))
-        .select(["m.id as id", "um.flags as flags"])
-        .where("m.realm_id", "=", q.realmId)
-    : db
-        .selectFrom("user_messages as um")
-        .innerJoin("messages as m", "m.id", "um.message_id")
-        .select(["m.id as id", "um.flags as flags"])
-        .where("um.user_id", "=", q.userId)
-        .where("m.realm_id", "=", q.realmId);
-  for (const c of q.conditions) query = query.where(c);
-  const rows = await query.where("m.id", range.op, anchor).orderBy("m.id", range.order).limit(range.limit).execute();
-  return rows.map((r) => ({ id: r.id, flags: r.flags ?? null }));
-}
-
 /** The realm's linkifiers in their order. */
 export async function linkifiersOfRealm(db: Queryable, realmId: number): Promise<Array<{ id: number; pattern: string; url_template: string }>> {
   return db.selectFrom("linkifiers").select(["id", "pattern", "url_template"]).where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();

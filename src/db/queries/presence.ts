@@ -1,5 +1,7 @@
 /** Presence rows and the realm-wide presence sequence (presence_last_update_id). */
+import { sql } from "kysely";
 import type { Queryable } from "../tx.js";
+import { compiledOnce } from "../compiled.js";
 
 export interface PresenceRow {
   user_id: number;
@@ -15,13 +17,13 @@ export interface PresenceWithUser extends PresenceRow {
   email_address_visibility: number;
 }
 
+const presenceOfUser = compiledOnce((db, realmId: number, userId: number) =>
+  db.selectFrom("presence").select(["user_id", "last_active_time", "last_connected_time", "last_update_id"]).where("realm_id", "=", realmId).where("user_id", "=", userId),
+);
+
 export async function findPresence(db: Queryable, realmId: number, userId: number): Promise<PresenceRow | undefined> {
-  return db
-    .selectFrom("presence")
-    .select(["user_id", "last_active_time", "last_connected_time", "last_update_id"])
-    .where("realm_id", "=", realmId)
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
+  const [row] = await presenceOfUser(db, realmId, userId);
+  return row;
 }
 
 /**
@@ -78,7 +80,20 @@ export async function listRealmPresence(
   realmId: number,
   filter: { sinceUpdateId?: number; connectedSince?: number; userIds?: readonly number[] },
 ): Promise<PresenceWithUser[]> {
-  let q = db
+  // The incremental poll of a user who sees everyone: the hot case, compiled once.
+  if (filter.sinceUpdateId !== undefined && filter.connectedSince === undefined && filter.userIds === undefined) {
+    return presenceChangedSince(db, realmId, realmId, filter.sinceUpdateId);
+  }
+  let q = sharedPresence(db, realmId, realmId);
+  if (filter.sinceUpdateId !== undefined) q = q.where("presence.last_update_id", ">", filter.sinceUpdateId);
+  if (filter.connectedSince !== undefined) q = q.where("presence.last_connected_time", ">=", filter.connectedSince);
+  if (filter.userIds !== undefined) q = q.where("presence.user_id", "in", [...filter.userIds]);
+  return q.orderBy("presence.user_id").execute();
+}
+
+/** Presence rows of the realm's active humans who share presence (constants inlined, so the parameters are the two realm ids). */
+function sharedPresence(db: Queryable, presenceRealmId: number, userRealmId: number) {
+  return db
     .selectFrom("presence")
     .innerJoin("users", "users.id", "presence.user_id")
     .select([
@@ -90,13 +105,13 @@ export async function listRealmPresence(
       "users.delivery_email",
       "users.email_address_visibility",
     ])
-    .where("presence.realm_id", "=", realmId)
-    .where("users.realm_id", "=", realmId)
-    .where("users.is_active", "=", 1)
-    .where("users.is_bot", "=", 0)
-    .where("users.presence_enabled", "=", 1);
-  if (filter.sinceUpdateId !== undefined) q = q.where("presence.last_update_id", ">", filter.sinceUpdateId);
-  if (filter.connectedSince !== undefined) q = q.where("presence.last_connected_time", ">=", filter.connectedSince);
-  if (filter.userIds !== undefined) q = q.where("presence.user_id", "in", [...filter.userIds]);
-  return q.orderBy("presence.user_id").execute();
+    .where("presence.realm_id", "=", presenceRealmId)
+    .where("users.realm_id", "=", userRealmId)
+    .where("users.is_active", "=", sql.lit(1))
+    .where("users.is_bot", "=", sql.lit(0))
+    .where("users.presence_enabled", "=", sql.lit(1));
 }
+
+const presenceChangedSince = compiledOnce((db, presenceRealmId: number, userRealmId: number, sinceUpdateId: number) =>
+  sharedPresence(db, presenceRealmId, userRealmId).where("presence.last_update_id", ">", sinceUpdateId).orderBy("presence.user_id"),
+);

@@ -2,6 +2,7 @@
 import type { Subscription } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { chunked, SQL_VALUES_PER_STATEMENT } from "../chunks.js";
+import { compiledOnce } from "../compiled.js";
 
 /** One user's channel subscriptions (all, or only active ones), with the channel's id. */
 export async function channelSubscriptionsOfUser(
@@ -31,6 +32,17 @@ export function activeSubscriptionsOfUser(db: Queryable, realmId: number, userId
 export async function subscribedChannelIds(db: Queryable, realmId: number, userId: number): Promise<Set<number>> {
   const rows = await activeSubscriptionsOfUser(db, realmId, userId);
   return new Set(rows.map((r) => r.channel_id));
+}
+
+const activeSubscriptionRow = compiledOnce((db, realmId: number, userId: number, recipientId: number) =>
+  db.selectFrom("subscriptions").select("active").where("realm_id", "=", realmId).where("user_id", "=", userId).where("recipient_id", "=", recipientId),
+);
+
+/** Whether the user is actively subscribed to the channel (one indexed row, however many subscriptions they have). */
+export async function isSubscribedTo(db: Queryable, realmId: number, userId: number, channel: { recipient_id: number | null }): Promise<boolean> {
+  if (channel.recipient_id === null) return false;
+  const [row] = await activeSubscriptionRow(db, realmId, userId, channel.recipient_id);
+  return row?.active === 1;
 }
 
 /**

@@ -1,7 +1,11 @@
 /** custom_profile_fields and custom_profile_field_types (event type "custom_profile_fields"). */
 import { listProfileFields } from "../../db/queries/custom-profile-fields.js";
 import { toApiProfileField } from "../../lib/custom-profile-fields.js";
-import type { StateFetcher } from "./types.js";
+import type { StateContext, StateFetcher } from "./types.js";
+import { loadOnce } from "./shared.js";
+
+/** The realm's profile fields (also read by realm_users). */
+export const profileFieldsOf = (sc: StateContext) => loadOnce(sc, "profile_fields", () => listProfileFields(sc.ctx.db, sc.realm.id));
 
 /** Upstream's field type catalogue. */
 export const CUSTOM_PROFILE_FIELD_TYPES = {
@@ -16,7 +20,7 @@ export const CUSTOM_PROFILE_FIELD_TYPES = {
 } as const;
 
 export const fetchCustomProfileFieldState: StateFetcher = async (sc, state) => {
-  const fields = await listProfileFields(sc.ctx.db, sc.realm.id);
+  const fields = await profileFieldsOf(sc);
   state.custom_profile_fields = [...fields].sort((a, b) => a.order - b.order || a.id - b.id).map(toApiProfileField);
   state.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
 };

@@ -55,7 +55,8 @@ export const STATE_FAMILIES: ReadonlyArray<readonly [string, StateFetcher]> = [
 /** State needing several event types: [types, fetcher] (unread_msgs needs both message kinds, as upstream). */
 const COMBINED_FAMILIES: ReadonlyArray<readonly [readonly string[], StateFetcher]> = [[["message", "update_message_flags"], fetchUnreadState]];
 
-export async function fetchInitialState(sc: StateContext): Promise<State> {
+export async function fetchInitialState(context: StateContext): Promise<State> {
+  const sc: StateContext = { ...context, shared: new Map() };
   const types = sc.opts.fetchEventTypes;
   const state: State = {
     chat_version: CHAT_VERSION,

@@ -10,8 +10,11 @@ import { channelSubscriptionsOfUser } from "../../db/queries/subscriptions.js";
 import { subscriberIdsByChannel } from "../../db/queries/subscriptions.js";
 import { canAccessChannel, canAccessChannelMetadata } from "../../lib/channels.js";
 import type { StateContext, StateFetcher } from "./types.js";
+import { loadOnce } from "./shared.js";
 
-async function load(sc: StateContext) {
+const load = (sc: StateContext) => loadOnce(sc, "channels", () => loadChannels(sc));
+
+async function loadChannels(sc: StateContext) {
   const { ctx, realm, user } = sc;
   const channels = await listRealmChannels(ctx.db, realm.id, { includeArchived: false });
   const subs = await channelSubscriptionsOfUser(ctx.db, realm.id, user.id, { activeOnly: false });

@@ -23,6 +23,8 @@ export interface StateContext {
   host: string;
   /** UNIX seconds at the start of the fetch. */
   now: number;
+  /** Rows several families read, loaded once per fetch (see loadOnce). */
+  shared?: Map<string, Promise<unknown>>;
 }
 
 export type State = Record<string, unknown>;

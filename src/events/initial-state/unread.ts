@@ -4,7 +4,7 @@
  * MAX_UNREAD_MESSAGES unread rows (with their recipients and group members), the muted
  * channels and the user's topic policies.
  */
-import { listUserTopics } from "../../db/queries/initial-state.js";
+import { userTopicsOf } from "./user-topics.js";
 import { mutedChannelIds, unreadMessageRows } from "../../db/queries/unread.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
@@ -18,7 +18,7 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   const { db } = sc.ctx;
   const rows = await unreadMessageRows(db, sc.realm.id, sc.user.id, MAX_UNREAD_MESSAGES);
   const muted = await mutedChannelIds(db, sc.realm.id, sc.user.id);
-  const policies = new Map((await listUserTopics(db, sc.realm.id, sc.user.id)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
+  const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const raw: RawUnread = { entries: new Map(), mentions: new Set(), count: 0, oldUnreadsMissing: rows.length === MAX_UNREAD_MESSAGES };
   for (const row of rows) {
     let unmuted = true;

@@ -1,6 +1,7 @@
 /** realm_users, realm_non_active_users, realm_bots and the caller's own identity keys. */
 import { listRealmBots, listRealmUsers } from "../../db/queries/users.js";
-import { listProfileFields, profileValuesForUsers } from "../../db/queries/custom-profile-fields.js";
+import { profileValuesForUsers } from "../../db/queries/custom-profile-fields.js";
+import { profileFieldsOf } from "./custom-profile-fields.js";
 import { toApiUser } from "../../api-records/user.js";
 import { avatarUrl } from "../../lib/avatar.js";
 import { profileDataByUser } from "../../lib/custom-profile-fields.js";
@@ -15,7 +16,7 @@ export const fetchRealmUserState: StateFetcher = async (sc, state) => {
   const all = await listRealmUsers(ctx.db, realm.id);
   const users = all.filter((u) => !isNotificationBot(realm, u));
   const systemBots = all.filter((u) => isNotificationBot(realm, u));
-  const fields = await listProfileFields(ctx.db, realm.id);
+  const fields = await profileFieldsOf(sc);
   const values = await profileValuesForUsers(ctx.db, realm.id);
   const profiles = profileDataByUser(values, new Map(fields.map((f) => [f.id, f.field_type])));
   // A limited guest gets placeholders for users they cannot access, or nothing for them

@@ -2,9 +2,11 @@
 import { ApiError } from "../../errors.js";
 import { doSendMessage, type SendTarget } from "../../actions/messages.js";
 import { parseChannelIndicator, parseUserIndicators, resolveUsers } from "../../lib/addressee.js";
-import { accessMessage, accessWebPublicMessage, loadMessages, notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
+import { accessWebPublicMessage, notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
 import { buildMessageRecords } from "../../lib/message-records.js";
+import { narrowMessages } from "../../db/queries/message-narrow.js";
+import { accessMessageForReading } from "../../lib/message-read.js";
 import { isSpectatorCompatible, parseNarrow, resolveNarrow } from "../../lib/narrow.js";
 import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
 import { normalizeTopicInput } from "../../lib/topics.js";
@@ -58,8 +60,9 @@ async function getMessage(req: ApiRequest): Promise<ViewResult> {
   });
   // Spectators have no unread messages: their flags are just "read".
   const accessed =
-    req.user === null ? { ...(await accessWebPublicMessage(req.ctx.db, req.realm, messageId)), flags: FLAG_BITS.read } : await accessMessage(req.ctx.db, req.user, messageId);
+    req.user === null ? { ...(await accessWebPublicMessage(req.ctx.db, req.realm, messageId)), flags: FLAG_BITS.read } : await accessMessageForReading(req.ctx.db, req.user, messageId);
   const [message] = await buildMessageRecords(req.ctx.db, req.realm, hostOf(req), [accessed], {
+    channelNames: accessed.channel ? new Map([[accessed.channel.id, accessed.channel.name]]) : undefined,
     applyMarkdown: params.apply_markdown,
     // Upstream always answers this endpoint as for a client that computes hash-based avatars.
     clientHashavatar: true,
@@ -94,18 +97,19 @@ async function getMessages(req: ApiRequest): Promise<ViewResult> {
     db,
     { realmId: req.realm.id, userId: req.user?.id ?? -1, includeHistory: narrow.includeHistory, conditions: narrow.conditions },
     { anchor, numBefore: params.num_before, numAfter: params.num_after, includeAnchor: params.include_anchor },
+    narrowMessages,
   );
-  const byId = new Map((await loadMessages(db, req.realm.id, window.rows.map((r) => r.id))).map((m) => [m.id, m]));
   const messages = await buildMessageRecords(
     db,
     req.realm,
     hostOf(req),
-    window.rows.filter((r) => byId.has(r.id)).map((r) => ({ message: byId.get(r.id)!, flags: req.user === null ? FLAG_BITS.read : r.flags })),
+    window.rows.map((r) => ({ message: r.message, flags: req.user === null ? FLAG_BITS.read : r.flags })),
     {
       applyMarkdown: params.apply_markdown,
       clientHashavatar: params.client_hashavatar,
       allowEmptyTopicName: params.allow_empty_topic_name,
       withFlags: true,
+      channelNames: narrow.channelNames,
     },
   );
   return {

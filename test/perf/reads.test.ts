@@ -1,0 +1,66 @@
+/**
+ * The read paths run a fixed number of queries whatever the size of the data: reading
+ * one message or a window of a channel (reader's subscriptions, the messages' reactions
+ * and edits), and presence polls (number of users). Each is measured at two sizes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doCreateUser } from "../../src/actions/users-create.js";
+import { Role } from "../../src/lib/roles.js";
+import { startTestServer, type TestServer } from "../support/server.js";
+import { expectSuccess } from "../support/client.js";
+import { createChannel } from "../support/channels.js";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+async function addUsers(n: number, prefix: string) {
+  for (let i = 0; i < n; i++) {
+    await doCreateUser(s.ctx, s.realm.realm, { email: `${prefix}${i}@example.com`, fullName: `Load ${prefix}${i}`, password: null, role: Role.MEMBER });
+  }
+}
+
+describe("query counts on the read paths", () => {
+  it("GET /messages/{id} and GET /messages do not grow with subscriptions, messages, reactions or edits", async () => {
+    const { member, other } = s.realm;
+    await createChannel(s, { name: "rd private", invite_only: true, history_public_to_subscribers: true, subscribers: [member, other] });
+    const send = () => s.api.post(other, "/messages", { type: "stream", to: "rd private", topic: "t", content: "read me" }).then(expectSuccess);
+    const id = (await send()).id as number;
+    const one = () => s.api.get(member, `/messages/${id}`).then(expectSuccess);
+    const narrow = JSON.stringify([{ operator: "channel", operand: "rd private" }]);
+    const window = () => s.api.get(member, "/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow }).then(expectSuccess);
+    const oneFew = await s.countQueries(one);
+    const windowFew = await s.countQueries(window);
+
+    for (let i = 0; i < 8; i++) await createChannel(s, { name: `rd more ${i}`, subscribers: [member] });
+    for (let i = 0; i < 10; i++) await send();
+    for (const emoji_name of ["tada", "smile", "heart"]) expectSuccess(await s.api.post(other, `/messages/${id}/reactions`, { emoji_name }));
+    expectSuccess(await s.api.patch(other, `/messages/${id}`, { content: "read me, edited" }));
+    expectSuccess(await s.api.patch(other, `/messages/${id}`, { content: "read me, edited twice" }));
+
+    expect(await s.countQueries(one)).toBe(oneFew);
+    expect(await s.countQueries(window)).toBe(windowFew);
+    // The reader's flags, the channel and the subscription come with the message: auth
+    // (2) + message (1) + reactions, submessages, edits (3) + sender (1) + linkifiers (1).
+    expect(oneFew).toBeLessThanOrEqual(8);
+  });
+
+  it("POST /users/me/presence (incremental and full) does not grow with the number of users", async () => {
+    const { member, other } = s.realm;
+    const poll = (last_update_id: number) => () => s.api.post(member, "/users/me/presence", { status: "active", last_update_id }).then(expectSuccess);
+    expectSuccess(await s.api.post(other, "/users/me/presence", { status: "active" }));
+    const current = ((await poll(-1)()) as { presence_last_update_id: number }).presence_last_update_id;
+    const incrementalFew = await s.countQueries(poll(current));
+    const fullFew = await s.countQueries(poll(-1));
+    await addUsers(15, "rd-presence-");
+    const users = await s.db.selectFrom("users").selectAll().where("delivery_email", "like", "rd-presence-%").execute();
+    for (const u of users) expectSuccess(await s.api.post(u, "/users/me/presence", { status: "active" }));
+    expect(await s.countQueries(poll(current))).toBe(incrementalFew);
+    expect(await s.countQueries(poll(-1))).toBe(fullFew);
+    // auth (2) + the caller's stored presence (1) + the changed rows (1); the caller's own
+    // row was written less than a minute ago, so nothing is written.
+    expect(incrementalFew).toBeLessThanOrEqual(4);
+  });
+});
