@@ -19,6 +19,15 @@ import type { ChatEvent, EventInternalData } from "./types.js";
 export function shapeKeyOf(queue: EventQueue, event: ChatEvent): string | null {
   const internal = event.internal_data as EventInternalData | undefined;
   if (internal?.local_message_id !== undefined && internal.sender_queue_id === queue.id) return null;
+  let key = queueKeys.get(queue);
+  if (key === undefined) queueKeys.set(queue, (key = queueShapeKey(queue)));
+  return key;
+}
+
+/** A queue's options never change: its key is computed once. */
+const queueKeys = new WeakMap<EventQueue, string>();
+
+function queueShapeKey(queue: EventQueue): string {
   const o = queue.opts;
   const caps = o.clientCapabilities;
   const bits = [o.applyMarkdown, o.clientHashavatar, o.slimPresence, caps.user_list_incomplete === true, caps.simplified_presence_events === true];

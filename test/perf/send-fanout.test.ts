@@ -82,7 +82,7 @@ describe("sending to 1,300 subscribers", () => {
     const answers = await Promise.all(polls);
     answers.forEach((events, i) => {
       expect(events).toHaveLength(1);
-      const e = events[0] as { id: number; message: { id: number; content: string } };
+      const e = events[0] as unknown as { id: number; message: { id: number; content: string } };
       expect(e.id).toBe(i % 3);
       expect(e.message.id).toBe(id);
       expect(e.message.content).toBe(i % 2 === 0 ? "<p><strong>bold</strong></p>" : "**bold**");
