@@ -6,9 +6,9 @@
  * thousand a second and stalls every other request meanwhile. Instead, logical
  * transactions run one after another, each inside a SAVEPOINT of one physical
  * transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no other process can
- * slip a write in between a read and a write). The physical transaction COMMITs once the
- * event loop has run every request that was ready (setImmediate), or earlier when it grows
- * past a bound. A logical transaction resolves only after that COMMIT, so nothing is
+ * slip a write in between a read and a write). The physical transaction COMMITs once a
+ * turn of the event loop (setImmediate) added no transaction to it, or GROUP_WAIT_MS after
+ * it began, or earlier when it grows past a bound. A logical transaction resolves only after that COMMIT, so nothing is
  * acknowledged or announced before it is durable; one that fails rolls back to its own
  * savepoint and the others are untouched; if the COMMIT itself fails, every member fails.
  */
@@ -17,6 +17,8 @@ import type SQLite from "better-sqlite3";
 /** Commit without waiting for the loop to drain once this many transactions are pending, or this old. */
 const MAX_BATCH = 200;
 const MAX_BATCH_AGE_MS = 20;
+/** How long a batch keeps waiting for more while every loop turn brings another transaction. */
+const GROUP_WAIT_MS = 2;
 const SAVEPOINT = "parley_logical_tx";
 
 interface Member {
@@ -32,6 +34,8 @@ export class CommitGroup {
   private openedAt = 0;
   private members: Member[] = [];
   private commitScheduled = false;
+  /** A transaction ended since the last scheduled check. */
+  private joined = false;
 
   constructor(readonly writer: SQLite.Database) {}
 
@@ -58,6 +62,8 @@ export class CommitGroup {
 
   /** Starts a logical transaction (the caller holds the writer). */
   begin(): void {
+    // A long run of back-to-back transactions still commits every MAX_BATCH_AGE_MS.
+    if (this.open && Date.now() - this.openedAt >= MAX_BATCH_AGE_MS) this.commit();
     if (!this.open) {
       this.writer.exec("begin immediate");
       this.open = true;
@@ -72,6 +78,7 @@ export class CommitGroup {
    */
   end(): Promise<void> {
     this.writer.exec(`release ${SAVEPOINT}`);
+    this.joined = true;
     return new Promise<void>((resolve, reject) => this.members.push({ resolve, reject }));
   }
 
@@ -114,7 +121,11 @@ export class CommitGroup {
     setImmediate(() => {
       this.commitScheduled = false;
       // A transaction still running (waiting on I/O) commits when it releases the writer.
-      if (!this.busy) this.commit();
+      if (this.busy || !this.open) return;
+      const joined = this.joined;
+      this.joined = false;
+      if (joined && Date.now() - this.openedAt < GROUP_WAIT_MS) this.scheduleCommit();
+      else this.commit();
     });
   }
 
