@@ -275,8 +275,10 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
     // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
     // grouped by their flags so each user gets their own flags.
     const byFlags = new Map<string, number[]>();
+    const keyOfBits = new Map<number, string>(); // few distinct flag sets, many recipients
     for (const [userId, bits] of flagsByUser) {
-      const key = flagsToList(bits).join(",");
+      let key = keyOfBits.get(bits);
+      if (key === undefined) keyOfBits.set(bits, (key = flagsToList(bits).join(",")));
       const list = byFlags.get(key);
       if (list) list.push(userId);
       else byFlags.set(key, [userId]);

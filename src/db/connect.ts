@@ -3,11 +3,11 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, Migrator, PostgresDialect } from "kysely";
 import type { DB } from "./schema.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
-import { withImmediateTransactions } from "./immediate-transactions.js";
+import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -39,10 +39,23 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("journal_mode = WAL");
   // FULL syncs the WAL on every commit: a committed message survives a power loss, not
   // only a process crash (NORMAL may roll back the last commits after an OS crash).
+  // Concurrent transactions share their commits (group-commit.ts).
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return new Kysely<DB>({ dialect: withNulGuard(withImmediateTransactions(new SqliteDialect({ database: withStatementCache(database) }))), log: queryLogger(opts) });
+  const reader = file === ":memory:" ? null : openReader(file);
+  return new Kysely<DB>({
+    dialect: withNulGuard(groupCommitSqliteDialect(withStatementCache(database), reader && withStatementCache(reader))),
+    log: queryLogger(opts),
+  });
+}
+
+/** The second connection, for reads outside transactions: it sees committed data only. */
+function openReader(file: string): SQLite.Database {
+  const reader = new SQLite(file);
+  reader.pragma("query_only = ON");
+  reader.pragma("busy_timeout = 5000");
+  return reader;
 }
 
 /**

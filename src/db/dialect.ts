@@ -42,3 +42,27 @@ export function lockForUpdate<Q extends { forUpdate(): Q; skipLocked(): Q }>(db:
   if (dialectOf(db) !== "postgres") return query;
   return opts.skipLocked ? query.forUpdate().skipLocked() : query.forUpdate();
 }
+
+/**
+ * `ref IN (ids)` with the whole list as one parameter (a JSON array on SQLite, an array on
+ * PostgreSQL): one statement and a cheap compile whatever the number of ids, where a
+ * placeholder per id costs query-builder time and chunks past the engines' parameter limits.
+ */
+export function inIntegers(db: Kysely<any>, ref: string, ids: readonly number[]): RawBuilder<boolean> {
+  return dialectOf(db) === "postgres"
+    ? sql<boolean>`${sql.ref(ref)} = any(${[...ids]}::int8[])`
+    : sql<boolean>`${sql.ref(ref)} in (select value from json_each(${JSON.stringify(ids)}))`;
+}
+
+/**
+ * Rows of integers as a table expression (`select`), for INSERT … SELECT of many rows with
+ * one parameter per column (PostgreSQL) or one JSON parameter (SQLite).
+ */
+export function integerRows(db: Kysely<any>, width: number, rows: ReadonlyArray<readonly number[]>): RawBuilder<unknown> {
+  const cols = Array.from({ length: width }, (_, i) => i);
+  if (dialectOf(db) === "postgres") {
+    const arrays = cols.map((i) => sql`${rows.map((r) => r[i])}::int8[]`);
+    return sql`select * from unnest(${sql.join(arrays)})`;
+  }
+  return sql`select ${sql.raw(cols.map((i) => `value ->> ${i}`).join(", "))} from json_each(${JSON.stringify(rows)})`;
+}

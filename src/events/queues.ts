@@ -14,7 +14,7 @@ import { ApiError, UnauthorizedError } from "../errors.js";
 import type { EventPublisher, PublishedEvent } from "./publisher.js";
 import { END_USER_QUEUES_EVENT, type ChatEvent, type EventInternalData } from "./types.js";
 import { buildNarrowPredicate, type NarrowPredicate } from "./narrow.js";
-import { shapeEventForQueue } from "./shape.js";
+import { shapeEventForQueue, shapeKeyOf } from "./shape.js";
 
 /** A queued event: the event as delivered, with its per-queue id. */
 export type QueuedEvent = ChatEvent & { id: number };
@@ -183,6 +183,9 @@ export class InMemoryEventQueueStore implements EventQueueStore {
 /** Per-client reshaping of an event (apply_markdown, slim presence…); null drops it. */
 export type EventShaper = (queue: EventQueue, event: ChatEvent) => ChatEvent | null;
 
+/** The shaped copies of one published event, by shape key (see shapeKeyOf). */
+type ShapedCopies = Map<string, ChatEvent | null>;
+
 export function badEventQueueId(queueId: string): ApiError {
   return new ApiError(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
 }
@@ -205,6 +208,8 @@ export class QueueManager {
   readonly store: EventQueueStore;
   private unsubscribe: (() => void) | null = null;
   private gcTimer: NodeJS.Timeout | null = null;
+  /** Shared shaping is only known to be right for the default shaper. */
+  private readonly shapeKey: (queue: EventQueue, event: ChatEvent) => string | null;
 
   constructor(
     private readonly deps: { config: QueueLimitsConfig; events: EventPublisher; now: () => number },
@@ -212,6 +217,7 @@ export class QueueManager {
     store?: EventQueueStore,
   ) {
     this.store = store ?? new InMemoryEventQueueStore();
+    this.shapeKey = shape === shapeEventForQueue ? shapeKeyOf : () => null;
   }
 
   /** Subscribes to the bus and starts the GC sweep (its timer never keeps the process alive). */
@@ -299,9 +305,9 @@ export class QueueManager {
   }
 
   /** Adds an event to a queue (also used by /register for events queued during the state fetch). */
-  deliver(q: EventQueue, event: ChatEvent): void {
+  deliver(q: EventQueue, event: ChatEvent, copies?: ShapedCopies): void {
     if (!q.accepts(event)) return;
-    const shaped = this.shape(q, event);
+    const shaped = this.shaped(q, event, copies);
     if (shaped === null) return;
     if (q.size >= this.deps.config.eventQueueMaxEvents) {
       // The client stopped acknowledging; drop the queue so it re-registers
@@ -311,6 +317,15 @@ export class QueueManager {
     }
     q.push(shaped);
     if (q.waiter) this.finish(q);
+  }
+
+  /** The event shaped for the queue, shared with earlier queues of the same shape key. */
+  private shaped(q: EventQueue, event: ChatEvent, copies: ShapedCopies | undefined): ChatEvent | null {
+    const key = copies ? this.shapeKey(q, event) : null;
+    if (key === null) return this.shape(q, event);
+    let shaped = copies!.get(key);
+    if (shaped === undefined) copies!.set(key, (shaped = this.shape(q, event)));
+    return shaped;
   }
 
   /** Removes idle queues past their lifespan. */
@@ -327,21 +342,23 @@ export class QueueManager {
       return;
     }
     const messageId = messageIdOf(p.event);
+    const copies: ShapedCopies = new Map();
     for (const userId of new Set(p.userIds)) {
       for (const q of [...this.store.forUser(userId)]) {
         if (q.opts.realmId !== p.realmId) continue;
         if (messageId !== null) q.lastAddressedMessageId = messageId;
-        this.deliver(q, p.event);
+        this.deliver(q, p.event, copies);
       }
     }
     if (p.audience?.publicChannelId !== undefined && messageId !== null) {
       // Upstream's all_public_streams clients see every public-channel message; a client
       // whose user is a recipient already got the message with the user's own flags.
       const copy = { ...p.event, flags: [] };
+      const publicCopies: ShapedCopies = new Map();
       for (const q of [...this.store.allPublicStreams(p.realmId)]) {
         if (q.lastAddressedMessageId === messageId) continue;
         q.lastAddressedMessageId = messageId;
-        this.deliver(q, copy);
+        this.deliver(q, copy, publicCopies);
       }
     }
   }

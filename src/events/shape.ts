@@ -11,6 +11,30 @@ import { HASH_AVATAR_BASE_URL } from "../lib/avatar.js";
 import type { EventQueue } from "./queues.js";
 import type { ChatEvent, EventInternalData } from "./types.js";
 
+/**
+ * Everything shapeEventForQueue reads of a queue, as a string: queues with the same key get
+ * the same shaped event, so fan-out shapes once per kind of client, not once per queue.
+ * null for the sender's own queue (its copy carries local_message_id).
+ */
+export function shapeKeyOf(queue: EventQueue, event: ChatEvent): string | null {
+  const internal = event.internal_data as EventInternalData | undefined;
+  if (internal?.local_message_id !== undefined && internal.sender_queue_id === queue.id) return null;
+  let key = queueKeys.get(queue);
+  if (key === undefined) queueKeys.set(queue, (key = queueShapeKey(queue)));
+  return key;
+}
+
+/** A queue's options never change: its key is computed once. */
+const queueKeys = new WeakMap<EventQueue, string>();
+
+function queueShapeKey(queue: EventQueue): string {
+  const o = queue.opts;
+  const caps = o.clientCapabilities;
+  const bits = [o.applyMarkdown, o.clientHashavatar, o.slimPresence, caps.user_list_incomplete === true, caps.simplified_presence_events === true];
+  const topicName = caps.empty_topic_name === true ? "" : o.emptyTopicDisplayName;
+  return `${bits.map((b) => (b ? 1 : 0)).join("")}:${topicName}`;
+}
+
 export function shapeEventForQueue(queue: EventQueue, event: ChatEvent): ChatEvent | null {
   const shaped = shapeContent(queue, event);
   return shaped && queue.opts.clientCapabilities.empty_topic_name !== true ? showEmptyTopicName(queue, shaped) : shaped;

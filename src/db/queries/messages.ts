@@ -2,8 +2,8 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Message, MessageTable, Recipient, User } from "../schema.js";
 import type { Queryable } from "../tx.js";
-import { lower } from "../dialect.js";
-import { chunked, inChunks, SQL_VALUES_PER_STATEMENT } from "../chunks.js";
+import { inIntegers, integerRows, lower } from "../dialect.js";
+import { inChunks } from "../chunks.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
@@ -14,13 +14,18 @@ export async function insertMessage(db: Queryable, row: Insertable<MessageTable>
   return db.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** One INSERT for all the per-user rows of a message (one per 1,250 rows: four values each). */
+/** One INSERT for all the per-user rows of a message, however many (the rows travel as one parameter per column). */
 export async function insertUserMessages(
   db: Queryable,
   rows: ReadonlyArray<{ realm_id: number; user_id: number; message_id: number; flags: number }>,
 ): Promise<void> {
   if (rows.length === 0) return;
-  for (const chunk of chunked(rows, SQL_VALUES_PER_STATEMENT / 4)) await db.insertInto("user_messages").values(chunk).execute();
+  const values = rows.map((r) => [r.realm_id, r.user_id, r.message_id, r.flags] as const);
+  await db
+    .insertInto("user_messages")
+    .columns(["realm_id", "user_id", "message_id", "flags"])
+    .expression(integerRows(db, 4, values) as never)
+    .execute();
 }
 
 export async function findMessageById(db: Queryable, realmId: number, id: number): Promise<Message | undefined> {
@@ -186,7 +191,7 @@ export async function topicParticipantIds(db: Queryable, realmId: number, recipi
 /** Alert words of these users. */
 export async function alertWordsOfUsers(db: Queryable, realmId: number, userIds: readonly number[]): Promise<Array<{ user_id: number; word: string }>> {
   if (userIds.length === 0) return [];
-  return db.selectFrom("alert_words").select(["user_id", "word"]).where("realm_id", "=", realmId).where("user_id", "in", [...userIds]).execute();
+  return db.selectFrom("alert_words").select(["user_id", "word"]).where("realm_id", "=", realmId).where(inIntegers(db, "user_id", userIds)).execute();
 }
 
 /** Sets the channel's first_message_id when it has none yet. */
