@@ -42,7 +42,16 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  return new Kysely<DB>({ dialect: withNulGuard(withImmediateTransactions(new SqliteDialect({ database: withStatementCache(database) }))), log: queryLogger(opts) });
+  const db = new Kysely<DB>({ dialect: withNulGuard(withImmediateTransactions(new SqliteDialect({ database: withStatementCache(database) }))), log: queryLogger(opts) });
+  sqliteHandles.set(db, database);
+  return db;
+}
+
+const sqliteHandles = new WeakMap<Kysely<DB>, SQLite.Database>();
+
+/** The better-sqlite3 connection behind a database opened by openDb (the caches read its data_version). */
+export function sqliteHandleOf(db: Kysely<DB>): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
 }
 
 /**
