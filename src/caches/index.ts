@@ -9,6 +9,7 @@ import type SQLite from "better-sqlite3";
 import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
+import { OwnProfileCache } from "./own-profiles.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
@@ -27,6 +28,7 @@ export class Caches {
   readonly usersByApiKey = new UserByApiKeyCache();
   readonly serverSettings = new ServerSettingsCache();
   readonly userLists = new UserListCache();
+  readonly ownProfiles = new OwnProfileCache();
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -43,11 +45,12 @@ export class Caches {
       case "realm":
         return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists], realmId);
       case "user":
-        if (change.userId !== undefined) this.usersByApiKey.flushUser(change.userId);
-        else this.each([this.usersByApiKey], realmId);
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists], realmId);
+        this.usersByApiKey.flushUser(change.userId);
+        this.ownProfiles.flushUser(change.userId);
         return this.each([this.userLists], realmId);
       case "profile":
-        return this.each([this.userLists], realmId);
+        return this.each([this.ownProfiles, this.userLists], realmId);
       case "channels":
         return this.each([this.serverSettings], realmId);
       case "everything":
@@ -83,6 +86,7 @@ export class Caches {
     this.usersByApiKey.flushRealm(realmId);
     this.serverSettings.flushRealm(realmId);
     this.userLists.flushRealm(realmId);
+    this.ownProfiles.flushRealm(realmId);
   }
 
   flushAll(): void {
@@ -90,5 +94,6 @@ export class Caches {
     this.usersByApiKey.flushAll();
     this.serverSettings.flushAll();
     this.userLists.flushAll();
+    this.ownProfiles.flushAll();
   }
 }

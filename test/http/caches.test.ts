@@ -87,6 +87,18 @@ describe("user by API key", () => {
   });
 });
 
+describe("own profile values (GET /users/me)", () => {
+  it("show a changed and a removed value on the next request", async () => {
+    const user = await makeUser();
+    const field = expectSuccess(await s.api.post(s.realm.admin, "/realm/profile_fields", { name: "Own cached", field_type: 1 })).id as number;
+    expect((await me(user)).profile_data).toEqual({});
+    expectSuccess(await s.api.patch(user, "/users/me/profile_data", { data: [{ id: field, value: "mine" }] }));
+    expect((await me(user)).profile_data[String(field)]).toEqual({ value: "mine", rendered_value: "<p>mine</p>" });
+    await s.db.deleteFrom("custom_profile_field_values").where("user_id", "=", user.id).execute();
+    expect((await me(user)).profile_data[String(field)]).toBeUndefined();
+  });
+});
+
 describe("server_settings", () => {
   const settings = async () => expectSuccess(await s.api.get(null, "/server_settings"));
 
