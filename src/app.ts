@@ -34,9 +34,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   // Every body is capped by its route's limit (the global one unless the route sets its own),
   // whatever its encoding; undecodable query strings are refused before any view runs.
-  app.addHook("onRequest", async (request) => {
-    limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
-    checkQueryString(request.url);
+  // A callback hook, not an async one: no promise per request.
+  app.addHook("onRequest", (request, _reply, done) => {
+    try {
+      limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
+      checkQueryString(request.url);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (_req, body, done) => {
     try {

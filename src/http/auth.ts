@@ -35,6 +35,8 @@ export async function authenticate(
   subdomain: string,
 ): Promise<{ user: User; realm: Realm }> {
   if (!API_KEY_FORMAT.test(creds.apiKey)) throw new UnauthorizedError("Malformed API key");
+  // Another process (the CLI) may have written since the last request: flush before reading caches.
+  ctx.caches.checkExternalWrites();
   const found = await ctx.caches.usersByApiKey.find(ctx.db, creds.apiKey);
   if (!found || found.user.delivery_email.toLowerCase() !== creds.email.toLowerCase()) {
     throw new UnauthorizedError("Invalid API key");

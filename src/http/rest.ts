@@ -80,8 +80,6 @@ async function dispatch(
   reply: FastifyReply,
   pathParams: Record<string, string>,
 ) {
-  // Another process (the CLI) may have written since the last request: flush before reading caches.
-  ctx.caches.checkExternalWrites();
   const subdomain = subdomainFromHost(request.headers.host, ctx.config.externalHost);
   let req: ApiRequest;
   if (def.auth === "user" || (def.auth === "optional" && request.headers.authorization !== undefined)) {
@@ -90,6 +88,8 @@ async function dispatch(
     req = makeRequest(ctx, request, realm, user, pathParams);
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
+    // Another process (the CLI) may have written since the last request: flush before reading caches.
+    ctx.caches.checkExternalWrites();
     const realm = await ctx.caches.realms.findBySubdomain(ctx.db, subdomain);
     if (!realm && def.rootWithoutRealm && subdomain === "") return sendJson(reply, 200, { result: "success", msg: "", ...(await def.rootWithoutRealm(ctx, request)) });
     if (!realm) throw def.unknownRealmError?.() ?? new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
