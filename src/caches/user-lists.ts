@@ -8,9 +8,9 @@ import { GenerationalMap } from "./generational-map.js";
 
 export interface SerializedUserList {
   realmId: number;
-  /** The JSON array of records. */
-  json: string;
-  /** user id → [start, end) of its record in `json`, and the record itself. */
+  /** The JSON array of records, UTF-8 encoded once (a large list is not re-encoded per request). */
+  json: Buffer;
+  /** user id → [start, end) byte offsets of its record in `json`, and the record itself. */
   records: Map<number, { start: number; end: number; record: Record<string, unknown> }>;
 }
 
@@ -46,16 +46,17 @@ function serialize(realmId: number, records: Array<Record<string, unknown>>): Se
   for (const record of records) {
     const json = JSON.stringify(record);
     if (parts.length > 0) at++;
-    byId.set(record.user_id as number, { start: at, end: at + json.length, record });
-    at += json.length;
+    const bytes = Buffer.byteLength(json);
+    byId.set(record.user_id as number, { start: at, end: at + bytes, record });
+    at += bytes;
     parts.push(json);
   }
-  return { realmId, json: `[${parts.join(",")}]`, records: byId };
+  return { realmId, json: Buffer.from(`[${parts.join(",")}]`), records: byId };
 }
 
-/** The list with one record replaced (the viewer's own). */
-export function withRecord(list: SerializedUserList, userId: number, record: Record<string, unknown>): string {
+/** The list as buffers to send, with one record replaced (the viewer's own). */
+export function withRecord(list: SerializedUserList, userId: number, record: Record<string, unknown>): Buffer[] {
   const at = list.records.get(userId);
-  if (at === undefined) return list.json;
-  return list.json.slice(0, at.start) + JSON.stringify(record) + list.json.slice(at.end);
+  if (at === undefined) return [list.json];
+  return [list.json.subarray(0, at.start), Buffer.from(JSON.stringify(record)), list.json.subarray(at.end)];
 }

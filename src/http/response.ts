@@ -7,11 +7,12 @@ const ALWAYS_ACCEPTED = new Set(["client"]);
 
 /**
  * A view may return its fields already serialized (a cached response): the JSON members
- * without braces, e.g. `"members":[…]`, under this key, and no other field.
+ * without braces, e.g. `"members":[…]`, as text or as UTF-8 parts, under this key, and no
+ * other field.
  */
 export const SERIALIZED_FIELDS = Symbol("serialized fields");
 
-export function serializedFields(json: string): ViewResult {
+export function serializedFields(json: string | Buffer[]): ViewResult {
   return { [SERIALIZED_FIELDS]: json };
 }
 
@@ -27,20 +28,24 @@ export function successBody(req: ApiRequest, data: ViewResult): Record<string, u
   return body;
 }
 
-/** The success envelope as JSON text; pre-serialized fields are spliced in, not parsed again. */
-export function successJson(req: ApiRequest, data: ViewResult): string {
-  const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | undefined;
+const SUCCESS_HEAD = '{"result":"success","msg":"",';
+const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
+
+/** The success envelope as JSON; pre-serialized fields are spliced in, not parsed again. */
+export function successJson(req: ApiRequest, data: ViewResult): string | Buffer {
+  const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | Buffer[] | undefined;
   if (serialized === undefined) return JSON.stringify(successBody(req, data)) + "\n";
   const ignored = ignoredParameters(req);
-  const tail = ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : "";
-  return `{"result":"success","msg":"",${serialized}${tail}}\n`;
+  const tail = `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
+  if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
+  return Buffer.concat([SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)]);
 }
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return sendJsonText(reply, status, JSON.stringify(body) + "\n");
 }
 
-export function sendJsonText(reply: FastifyReply, status: number, json: string): FastifyReply {
+export function sendJsonText(reply: FastifyReply, status: number, json: string | Buffer): FastifyReply {
   return reply
     .code(status)
     .header("content-type", "application/json")

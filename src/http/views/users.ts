@@ -74,7 +74,7 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
   const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
   // A limited guest gets upstream's placeholder record for each user they cannot access.
   const accessible = req.user === null ? null : await accessibleUserIds(req.ctx.db, req.user);
-  if (params.user_ids === undefined && accessible === null) return serializedFields(`"members":${await wholeRealmList(req, opts)}`);
+  if (params.user_ids === undefined && accessible === null) return serializedFields([MEMBERS_KEY, ...(await wholeRealmList(req, opts))]);
   // Not the notification bot: like upstream's system bots, it is no member of the realm.
   const users = (await listRealmUsers(req.ctx.db, req.realm.id, params.user_ids)).filter((u) => !isNotificationBot(req.realm, u));
   if (params.user_ids !== undefined) {
@@ -87,12 +87,14 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
   return { members: users.map((u) => byId.get(u.id) ?? inaccessibleUserRecord(u.id, hostOf(req))) };
 }
 
+const MEMBERS_KEY = Buffer.from('"members":');
+
 /**
  * Every user of the realm as a viewer with full access sees them, as JSON: cached per kind
  * of viewer (src/caches/user-lists.ts), rendered for "a viewer of this role"; the viewer's
  * own record (they always see their own email) is rendered for them and spliced in.
  */
-async function wholeRealmList(req: ApiRequest, opts: RecordOptions): Promise<string> {
+async function wholeRealmList(req: ApiRequest, opts: RecordOptions): Promise<Buffer[]> {
   const viewer = req.user;
   const key = { realmId: req.realm.id, viewerRole: viewer?.role ?? null, clientHashAvatar: opts.clientHashAvatar, includeProfile: opts.includeProfile };
   const list = await req.ctx.caches.userLists.get(key, async () => {
@@ -100,7 +102,7 @@ async function wholeRealmList(req: ApiRequest, opts: RecordOptions): Promise<str
     return userRecords(req, users, opts, true, viewer === null ? null : { id: -1, role: viewer.role });
   });
   const own = viewer === null ? undefined : list.records.get(viewer.id);
-  if (viewer === null || own === undefined) return list.json;
+  if (viewer === null || own === undefined) return [list.json];
   const profileData = own.record.profile_data as ProfileData | undefined;
   const record = toApiUser(viewer, { requester: viewer, realmHost: hostOf(req), clientHashAvatar: opts.clientHashAvatar, profileData });
   return withRecord(list, viewer.id, record);
