@@ -76,11 +76,20 @@ export function loggerOptions(level: string) {
 }
 
 /**
- * Standard output written asynchronously (buffered, flushed when the event loop is free and
- * synchronously at exit): a request never waits for its log line to be written.
+ * Standard output written asynchronously and in blocks: lines collect in a buffer written
+ * once it holds 4 KiB, or every 200 ms, and synchronously at exit (pino's exit handler).
+ * A request never waits for its log line, and a busy server makes one write per block.
  */
 function asyncStdout() {
-  return pino.destination({ dest: 1, sync: false });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      /* not ready yet, or already closed: the next tick or the exit handler writes it */
+    }
+  }, 200).unref();
+  return destination;
 }
 
 /** A reason the server cannot start, meant to be printed as one line (no stack). */
