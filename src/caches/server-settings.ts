@@ -1,7 +1,7 @@
 /**
  * GET /server_settings per realm, serialized: the rendered description and the web-public
- * channel check are the costly parts. Keyed by realm and by the one request-dependent
- * field (whether the client is incompatible).
+ * channel check are the costly parts. Keyed by realm and by the fields that do not come
+ * from the database: whether the client is incompatible, whether push is configured.
  */
 import { GenerationalMap } from "./generational-map.js";
 
@@ -9,8 +9,9 @@ export class ServerSettingsCache {
   private readonly bodies = new GenerationalMap<string, { realmId: number; json: string }>(1000);
 
   /** The response's fields as JSON (without braces), from `render` on a miss. */
-  async fields(realmId: number, incompatible: boolean, render: () => Promise<string>): Promise<string> {
-    const entry = await this.bodies.getOrLoad(`${realmId}:${incompatible}`, async () => ({ realmId, json: await render() }));
+  async fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Promise<string> {
+    const key = `${realmId}:${variant.incompatible}:${variant.push}`;
+    const entry = await this.bodies.getOrLoad(key, async () => ({ realmId, json: await render() }));
     return entry.json;
   }
 

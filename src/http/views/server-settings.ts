@@ -58,7 +58,8 @@ function serverFields(ctx: AppContext, raw: FastifyRequest) {
 /** GET /api/v1/server_settings: cached per realm (src/caches/server-settings.ts). */
 async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
   const incompatible = isIncompatible(req.raw.headers["user-agent"]);
-  const json = await req.ctx.caches.serverSettings.fields(req.realm.id, incompatible, async () => {
+  const variant = { incompatible, push: pushServiceConfigured(req.ctx.config) };
+  const json = await req.ctx.caches.serverSettings.fields(req.realm.id, variant, async () => {
     const fields = JSON.stringify(await realmServerSettings(req));
     return fields.slice(1, -1);
   });
