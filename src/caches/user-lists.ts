@@ -58,5 +58,8 @@ function serialize(realmId: number, records: Array<Record<string, unknown>>): Se
 export function withRecord(list: SerializedUserList, userId: number, record: Record<string, unknown>): Buffer[] {
   const at = list.records.get(userId);
   if (at === undefined) return [list.json];
-  return [list.json.subarray(0, at.start), Buffer.from(JSON.stringify(record)), list.json.subarray(at.end)];
+  const own = Buffer.from(JSON.stringify(record));
+  // Usually the same record (the viewer's email is visible to their role anyway): send the list as is.
+  if (own.equals(list.json.subarray(at.start, at.end))) return [list.json];
+  return [list.json.subarray(0, at.start), own, list.json.subarray(at.end)];
 }

@@ -38,7 +38,21 @@ export function successJson(req: ApiRequest, data: ViewResult): string | Buffer 
   const ignored = ignoredParameters(req);
   const tail = `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
   if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
+  if (serialized.length === 2 && tail === PLAIN_TAIL) return wrappedOnce(serialized[0], serialized[1]);
   return Buffer.concat([SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)]);
+}
+
+const PLAIN_TAIL = "}\n";
+const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
+const wrapped = new WeakMap<Buffer, WeakMap<Buffer, Buffer>>();
+
+/** The envelope around a cached key and value, built once per cached buffer (large lists are not copied per request). */
+function wrappedOnce(key: Buffer, value: Buffer): Buffer {
+  let byValue = wrapped.get(key);
+  if (!byValue) wrapped.set(key, (byValue = new WeakMap()));
+  let body = byValue.get(value);
+  if (!body) byValue.set(value, (body = Buffer.concat([SUCCESS_HEAD_BYTES, key, value, PLAIN_TAIL_BYTES])));
+  return body;
 }
 
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
