@@ -1,5 +1,5 @@
 /** buildApp(ctx): the Fastify instance with parsers, routes and error handling. Never listens. */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import multipart from "@fastify/multipart";
 import { registerUploadPages } from "./http/upload-pages.js";
 import type { AppContext } from "./context.js";
@@ -11,6 +11,7 @@ import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
 import { registerEmojiFiles } from "./http/emoji-files.js";
+import { registerAccessLog } from "./http/access-log.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -19,6 +20,9 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    // One access-log line per request instead (http/access-log.ts), and no per-request child logger.
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger) => logger,
     bodyLimit: ctx.config.maxRequestBytes,
     // Long-polls stay open for up to longPollSeconds; leave room above that.
     requestTimeout: 0,
@@ -30,9 +34,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   // Every body is capped by its route's limit (the global one unless the route sets its own),
   // whatever its encoding; undecodable query strings are refused before any view runs.
-  app.addHook("onRequest", async (request) => {
-    limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
-    checkQueryString(request.url);
+  // A callback hook, not an async one: no promise per request.
+  app.addHook("onRequest", (request, _reply, done) => {
+    try {
+      limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
+      checkQueryString(request.url);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (_req, body, done) => {
     try {
@@ -55,6 +65,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     done(null, undefined),
   );
 
+  registerAccessLog(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     sendApiError(reply, new ApiError("Not Found", { status: 404, code: "NOT_FOUND" }));

@@ -6,6 +6,7 @@ import type { EventPublisher } from "./events/publisher.js";
 import type { QueueManager } from "./events/queues.js";
 import type { DialectName } from "./db/dialect.js";
 import type { RateLimiter } from "./http/rate-limit.js";
+import type { Caches } from "./caches/index.js";
 
 export interface AppContext {
   config: Config;
@@ -16,6 +17,8 @@ export interface AppContext {
   eventQueues: QueueManager;
   /** Request and login-attempt counters. */
   rateLimiter: RateLimiter;
+  /** Realms, users by API key, serialized responses: see src/caches/index.ts for invalidation. */
+  caches: Caches;
   /** Current time in milliseconds; tests may replace it. */
   now: () => number;
   log?: FastifyBaseLogger;

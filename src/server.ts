@@ -1,13 +1,17 @@
 /** Starting and stopping a server: open the database, migrate, build the app, listen, start jobs. */
 import type { FastifyInstance } from "fastify";
+// Fastify's own logger; imported for its asynchronous destination only.
+import pino from "pino";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
-import { migrateToLatest, openDb } from "./db/connect.js";
+import { migrateToLatest, openDb, sqliteHandleOf } from "./db/connect.js";
+import { Caches } from "./caches/index.js";
+import { PostgresFlushListener } from "./caches/postgres-notify.js";
 import { describeDatabase, sqlitePathFor } from "./db/location.js";
 import { listRealms } from "./db/queries/realms.js";
-import type { Db } from "./db/tx.js";
+import { observeTransactions, type Db } from "./db/tx.js";
 import { InProcessEventBus } from "./events/publisher.js";
 import { InMemoryRateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
@@ -33,13 +37,21 @@ export async function openContext(config: Config): Promise<{ ctx: AppContext; ap
 }
 
 /** The context of a server on an open, migrated database: in-process event bus, queues, limits. */
-export function contextFor(config: Config, db: Db): AppContext {
+export function contextFor(config: Config, openedDb: Db): AppContext {
   const events = new InProcessEventBus();
+  const caches = new Caches();
+  caches.watch(events);
+  const sqlite = sqliteHandleOf(openedDb);
+  if (sqlite) caches.watchSqlite(sqlite);
+  // Every write of this process to a cached table flushes (writes without an event too).
+  const db = openedDb.withPlugin(caches.writeWatcher);
+  observeTransactions(db, caches.writeWatcher);
   const ctx: AppContext = {
     config,
     db,
     dialect: dialectOf(db),
     events,
+    caches,
     eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
     rateLimiter: new InMemoryRateLimiter(() => ctx.now()),
     now: () => Date.now(),
@@ -64,6 +76,23 @@ export function loggerOptions(level: string) {
   };
 }
 
+/**
+ * Standard output written asynchronously and in blocks: lines collect in a buffer written
+ * once it holds 4 KiB, or every 200 ms, and synchronously at exit (pino's exit handler).
+ * A request never waits for its log line, and a busy server makes one write per block.
+ */
+function asyncStdout() {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      /* not ready yet, or already closed: the next tick or the exit handler writes it */
+    }
+  }, 200).unref();
+  return destination;
+}
+
 /** A reason the server cannot start, meant to be printed as one line (no stack). */
 export class StartupError extends Error {}
 
@@ -80,11 +109,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let app: FastifyInstance | undefined;
   try {
     const { ctx, applied } = await openContext(config);
-    app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
+    app = await buildApp(ctx, { logger: { ...loggerOptions(config.logLevel), stream: asyncStdout() } });
     const delivery = new DeliveryJob(ctx, systemClock);
+    const flushListener = await listenForCacheFlushes(ctx, app);
     ctx.now = () => systemClock.now();
     app.addHook("onClose", async () => {
       await delivery.stop();
+      await flushListener?.stop();
       await ctx.db.destroy();
     });
     await logStartup(app, ctx, applied);
@@ -97,6 +128,20 @@ export async function startServer(config: Config): Promise<RunningServer> {
     lock?.release();
     throw err;
   }
+}
+
+/** PostgreSQL: other processes (the CLI) announce their writes with NOTIFY; see src/caches. */
+async function listenForCacheFlushes(ctx: AppContext, app: FastifyInstance): Promise<PostgresFlushListener | undefined> {
+  if (ctx.config.databaseUrl === undefined) return undefined;
+  const listener = new PostgresFlushListener(
+    ctx.config.databaseUrl,
+    () => ctx.caches.flushAll(),
+    (err) => app.log.warn(`Cache invalidation connection lost (${err.message}); caches are bypassed until it is back`),
+  );
+  // Until LISTEN is in place (and whenever it is lost) every request flushes: nothing stale is served.
+  ctx.caches.watchExternal({ changed: () => !listener.listening });
+  await listener.start();
+  return listener;
 }
 
 async function listen(app: FastifyInstance, config: Config): Promise<void> {

@@ -9,6 +9,7 @@ import type { Config } from "../config.js";
 import type { AppContext } from "../context.js";
 import { describeDatabase, sqlitePathFor } from "../db/location.js";
 import { createContext } from "../server.js";
+import { notifyCacheFlush } from "../caches/postgres-notify.js";
 import { CommandError } from "./usage-error.js";
 
 export function announceDatabase(config: Config): void {
@@ -26,12 +27,17 @@ export function checkDatabaseExists(config: Config): void {
   }
 }
 
-/** Opens (and migrates) the database for one command, closing it when `work` ends. */
+/**
+ * Opens (and migrates) the database for one command, closing it when `work` ends. A server
+ * running on the same database learns that its caches may be stale: on SQLite by itself
+ * (data_version), on PostgreSQL from a NOTIFY sent here, after the command's writes.
+ */
 export async function withDatabase<T>(config: Config, work: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await createContext(config);
   try {
     return await work(ctx);
   } finally {
+    if (ctx.dialect === "postgres") await notifyCacheFlush(ctx.db).catch(() => undefined);
     await ctx.db.destroy();
   }
 }

@@ -44,10 +44,13 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
   const reader = file === ":memory:" ? null : openReader(file);
-  return new Kysely<DB>({
+  const db = new Kysely<DB>({
     dialect: withNulGuard(groupCommitSqliteDialect(withStatementCache(database), reader && withStatementCache(reader))),
     log: queryLogger(opts),
   });
+  // The writer: its data_version moves only when another process commits (the caches watch it).
+  sqliteHandles.set(db, database);
+  return db;
 }
 
 /** The second connection, for reads outside transactions: it sees committed data only. */
@@ -56,6 +59,13 @@ function openReader(file: string): SQLite.Database {
   reader.pragma("query_only = ON");
   reader.pragma("busy_timeout = 5000");
   return reader;
+}
+
+const sqliteHandles = new WeakMap<Kysely<DB>, SQLite.Database>();
+
+/** The better-sqlite3 writer connection behind a database opened by openDb (the caches read its data_version). */
+export function sqliteHandleOf(db: Kysely<DB>): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
 }
 
 /**

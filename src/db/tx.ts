@@ -10,13 +10,37 @@ export type Db = Kysely<DB>;
 /** Anything a query function can run on: the database or an open transaction. */
 export type Queryable = Kysely<DB> | Transaction<DB>;
 
+/** Told when a transaction on a database begins and when it has ended (committed or not). */
+export interface TransactionObserver {
+  begun(): void;
+  ended(): void;
+}
+
+const observers = new WeakMap<Db, TransactionObserver>();
+
+/**
+ * Observes the transactions run through withTransaction on `db`. The caches use it: a
+ * write inside a transaction becomes visible to other connections only at COMMIT, so a
+ * value read meanwhile must be flushed again once the transaction has ended.
+ */
+export function observeTransactions(db: Db, observer: TransactionObserver): void {
+  observers.set(db, observer);
+}
+
 export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const callbacks: Array<() => void> = [];
-  const result = await db.transaction().execute(async (trx) => {
-    const tx = trx as Tx;
-    tx.onCommit = (cb) => callbacks.push(cb);
-    return fn(tx);
-  });
+  const observer = observers.get(db);
+  observer?.begun();
+  let result: T;
+  try {
+    result = await db.transaction().execute(async (trx) => {
+      const tx = trx as Tx;
+      tx.onCommit = (cb) => callbacks.push(cb);
+      return fn(tx);
+    });
+  } finally {
+    observer?.ended();
+  }
   for (const cb of callbacks) cb();
   return result;
 }

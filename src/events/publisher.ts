@@ -31,20 +31,30 @@ export type EventListener = (published: PublishedEvent) => void;
 
 export interface EventPublisher {
   publish(realmId: number, event: ChatEvent, userIds: readonly number[], audience?: EventAudience): void;
+  /** Listeners of events with recipients (event queues). */
   subscribe(listener: EventListener): () => void;
+  /** Listeners of every event, even one nobody receives (caches: the change still happened). */
+  subscribeAll(listener: EventListener): () => void;
 }
 
 export class InProcessEventBus implements EventPublisher {
   private listeners = new Set<EventListener>();
+  private allListeners = new Set<EventListener>();
 
   publish(realmId: number, event: ChatEvent, userIds: readonly number[], audience?: EventAudience): void {
-    if (userIds.length === 0 && audience?.publicChannelId === undefined) return;
     const published: PublishedEvent = audience === undefined ? { realmId, event, userIds } : { realmId, event, userIds, audience };
+    for (const listener of this.allListeners) listener(published);
+    if (userIds.length === 0 && audience?.publicChannelId === undefined) return;
     for (const listener of this.listeners) listener(published);
   }
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  subscribeAll(listener: EventListener): () => void {
+    this.allListeners.add(listener);
+    return () => this.allListeners.delete(listener);
   }
 }

@@ -6,7 +6,6 @@ import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError, UnauthorizedError } from "../errors.js";
 import type { Realm, User } from "../db/schema.js";
-import { findUserByApiKey } from "../db/queries/users.js";
 
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
@@ -36,7 +35,9 @@ export async function authenticate(
   subdomain: string,
 ): Promise<{ user: User; realm: Realm }> {
   if (!API_KEY_FORMAT.test(creds.apiKey)) throw new UnauthorizedError("Malformed API key");
-  const found = await findUserByApiKey(ctx.db, creds.apiKey);
+  // Another process (the CLI) may have written since the last request: flush before reading caches.
+  ctx.caches.checkExternalWrites();
+  const found = await ctx.caches.usersByApiKey.find(ctx.db, creds.apiKey);
   if (!found || found.user.delivery_email.toLowerCase() !== creds.email.toLowerCase()) {
     throw new UnauthorizedError("Invalid API key");
   }

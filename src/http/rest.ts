@@ -5,14 +5,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
 import { sendApiError } from "./error-handler.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
-import { sendJson, successBody } from "./response.js";
+import { sendJson, sendJsonText, successJson } from "./response.js";
 import type { Method, RouteDef } from "./route.js";
 
 const ALL_METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE", "PUT", "OPTIONS"] as const;
@@ -89,13 +88,15 @@ async function dispatch(
     req = makeRequest(ctx, request, realm, user, pathParams);
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
-    const realm = await findRealmBySubdomain(ctx.db, subdomain);
+    // Another process (the CLI) may have written since the last request: flush before reading caches.
+    ctx.caches.checkExternalWrites();
+    const realm = await ctx.caches.realms.findBySubdomain(ctx.db, subdomain);
     if (!realm && def.rootWithoutRealm && subdomain === "") return sendJson(reply, 200, { result: "success", msg: "", ...(await def.rootWithoutRealm(ctx, request)) });
     if (!realm) throw def.unknownRealmError?.() ?? new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
     req = makeRequest(ctx, request, realm, null, pathParams);
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
-  return sendJson(reply, 200, successBody(req, data));
+  return sendJsonText(reply, 200, successJson(req, data));
 }
 
 /** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */

@@ -26,8 +26,11 @@ export interface TestServer {
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
   api: ApiClient;
-  /** Runs fn and returns how many database queries it executed. */
-  countQueries(fn: () => Promise<unknown>): Promise<number>;
+  /**
+   * Runs fn and returns how many database queries it executed, starting from empty caches
+   * (src/caches) unless `warm` is set.
+   */
+  countQueries(fn: () => Promise<unknown>, opts?: { warm?: boolean }): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -59,7 +62,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     realm,
     other,
     api,
-    countQueries: async (fn) => {
+    countQueries: async (fn, opts = {}) => {
+      // From cold caches unless asked otherwise: a count must not depend on which requests came before.
+      if (!opts.warm) ctx.caches.flushAll();
       const before = testDb.queryCount();
       await fn();
       return testDb.queryCount() - before;

@@ -10,6 +10,7 @@ import { CHAT_FEATURE_LEVEL, CHAT_MERGE_BASE, CHAT_VERSION } from "../../lib/ser
 import { realmUrl } from "../../lib/realm-host.js";
 import type { ApiRequest, ViewResult } from "../request.js";
 import { publicRoute } from "../route.js";
+import { serializedFields } from "../response.js";
 
 /** Client products (User-Agent product names) this server refuses to work with. */
 const INCOMPATIBLE_CLIENTS = new Set(["ParleyInvalid"]);
@@ -54,8 +55,18 @@ function serverFields(ctx: AppContext, raw: FastifyRequest) {
   };
 }
 
-/** GET /api/v1/server_settings */
+/** GET /api/v1/server_settings: cached per realm (src/caches/server-settings.ts). */
 async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
+  const incompatible = isIncompatible(req.raw.headers["user-agent"]);
+  const variant = { incompatible, push: pushServiceConfigured(req.ctx.config) };
+  const json = await req.ctx.caches.serverSettings.fields(req.realm.id, variant, async () => {
+    const fields = JSON.stringify(await realmServerSettings(req));
+    return fields.slice(1, -1);
+  });
+  return serializedFields(json);
+}
+
+async function realmServerSettings(req: ApiRequest): Promise<ViewResult> {
   const realm = req.realm;
   const url = realmUrl(realm.string_id, req.ctx.config.externalHost);
   return {

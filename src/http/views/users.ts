@@ -18,6 +18,8 @@ import { parseParams, pathInt } from "../params/parse.js";
 import { realmHost } from "../../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, ViewResult } from "../request.js";
 import { publicRoute, route } from "../route.js";
+import { serializedFields } from "../response.js";
+import { withRecord } from "../../caches/user-lists.js";
 import { routes as adminRoutes } from "./users-admin.js";
 
 export function hostOf(req: ApiRequest, realm: Realm = req.realm): string {
@@ -30,8 +32,7 @@ interface RecordOptions {
 }
 
 /** Records for several users: profile values are loaded in one query, never per user. */
-async function userRecords(req: ApiRequest, users: UserCard[], opts: RecordOptions, allOfRealm: boolean) {
-  const requester: Requester | null = req.user;
+async function userRecords(req: ApiRequest, users: UserCard[], opts: RecordOptions, allOfRealm: boolean, requester: Requester | null = req.user) {
   // Spectators never get custom profile data.
   const withProfile = opts.includeProfile && requester !== null;
   const profiles = withProfile
@@ -59,7 +60,7 @@ const recordParams = () => ({
 /** GET /api/v1/users/me */
 async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
   const user = req.user;
-  const profiles = user.is_bot ? undefined : await loadOwnProfileData(req.ctx.db, req.realm.id, user.id);
+  const profiles = user.is_bot ? undefined : await req.ctx.caches.ownProfiles.get(req.realm.id, user.id, () => loadOwnProfileData(req.ctx.db, req.realm.id, user.id));
   const record = toApiUser(user, { requester: user, realmHost: hostOf(req), clientHashAvatar: false, profileData: profiles, shape: "own" });
   return { ...record, max_message_id: await maxMessageIdForUser(req.ctx.db, req.realm.id, user.id) };
 }
@@ -70,6 +71,10 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
   if (req.user === null && !req.realm.enable_spectator_access) {
     throw new UnauthorizedError("Not logged in: API authentication or user session required");
   }
+  const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
+  // A limited guest gets upstream's placeholder record for each user they cannot access.
+  const accessible = req.user === null ? null : await accessibleUserIds(req.ctx.db, req.user);
+  if (params.user_ids === undefined && accessible === null) return serializedFields([MEMBERS_KEY, ...(await wholeRealmList(req, opts))]);
   // Not the notification bot: like upstream's system bots, it is no member of the realm.
   const users = (await listRealmUsers(req.ctx.db, req.realm.id, params.user_ids)).filter((u) => !isNotificationBot(req.realm, u));
   if (params.user_ids !== undefined) {
@@ -77,12 +82,30 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
     const missing = params.user_ids.find((id) => !found.has(id));
     if (missing !== undefined) throw new ApiError(`Invalid user ID: ${missing}`);
   }
-  const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
-  // A limited guest gets upstream's placeholder record for each user they cannot access.
-  const accessible = req.user === null ? null : await accessibleUserIds(req.ctx.db, req.user);
   const records = await userRecords(req, users.filter((u) => canAccessUserIn(accessible, u)), opts, params.user_ids === undefined);
   const byId = new Map(records.map((r) => [r.user_id as number, r]));
   return { members: users.map((u) => byId.get(u.id) ?? inaccessibleUserRecord(u.id, hostOf(req))) };
+}
+
+const MEMBERS_KEY = Buffer.from('"members":');
+
+/**
+ * Every user of the realm as a viewer with full access sees them, as JSON: cached per kind
+ * of viewer (src/caches/user-lists.ts), rendered for "a viewer of this role"; the viewer's
+ * own record (they always see their own email) is rendered for them and spliced in.
+ */
+async function wholeRealmList(req: ApiRequest, opts: RecordOptions): Promise<Buffer[]> {
+  const viewer = req.user;
+  const key = { realmId: req.realm.id, viewerRole: viewer?.role ?? null, clientHashAvatar: opts.clientHashAvatar, includeProfile: opts.includeProfile };
+  const list = await req.ctx.caches.userLists.get(key, async () => {
+    const users = (await listRealmUsers(req.ctx.db, req.realm.id)).filter((u) => !isNotificationBot(req.realm, u));
+    return userRecords(req, users, opts, true, viewer === null ? null : { id: -1, role: viewer.role });
+  });
+  const own = viewer === null ? undefined : list.records.get(viewer.id);
+  if (viewer === null || own === undefined) return [list.json];
+  const profileData = own.record.profile_data as ProfileData | undefined;
+  const record = toApiUser(viewer, { requester: viewer, realmHost: hostOf(req), clientHashAvatar: opts.clientHashAvatar, profileData });
+  return withRecord(list, viewer.id, record);
 }
 
 /** GET /api/v1/users/{user_id} */

@@ -1,0 +1,15 @@
+/** What changed, as precisely as the source knows it; each kind flushes only what depends on it. */
+export type Change =
+  /** A realm row: the realm, its server_settings and its user lists (notification bot, spectators). */
+  | { kind: "realm"; realmId?: number }
+  /**
+   * A user row (an API key, a role, a deactivation…): that user's auth entry (every auth
+   * entry of the realm when the user is not named, e.g. new users) and the lists.
+   */
+  | { kind: "user"; realmId?: number; userId?: number }
+  /** Channels: server_settings' web-public flag. */
+  | { kind: "channels"; realmId?: number }
+  /** Custom profile fields or values: the lists. */
+  | { kind: "profile"; realmId?: number }
+  /** Unknown: all of it. */
+  | { kind: "everything"; realmId?: number };

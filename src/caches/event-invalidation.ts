@@ -1,0 +1,52 @@
+/**
+ * Which cached values an event makes stale. The default is everything of the event's
+ * realm: a new event type flushes until someone decides it need not. The busy types
+ * (messages, flags, presence, typing…) touch nothing cached.
+ */
+import type { PublishedEvent } from "../events/publisher.js";
+import type { Change } from "./change.js";
+
+const NO_CACHED_STATE = new Set([
+  "message",
+  "update_message",
+  "delete_message",
+  "update_message_flags",
+  "reaction",
+  "typing",
+  "typing_edit_message",
+  "presence",
+  "user_status",
+  "drafts",
+  "scheduled_messages",
+  "reminders",
+  "user_topic",
+  "muted_topics",
+  "attachment",
+  "navigation_view",
+  "push_device",
+  "invites_changed",
+  "heartbeat",
+  "subscription",
+  "user_group",
+  "realm_emoji",
+  "realm_linkifiers",
+  "default_streams",
+]);
+
+/** Event types a user's own settings change sends to that user. */
+const OWN_SETTINGS = new Set(["user_settings", "update_display_settings", "update_global_notifications"]);
+
+export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[] {
+  const type = event.type;
+  if (NO_CACHED_STATE.has(type)) return [];
+  if (type === "realm") return [{ kind: "realm", realmId }];
+  if (type === "stream" || type === "channel") return [{ kind: "channels", realmId }];
+  if (type === "custom_profile_fields") return [{ kind: "profile", realmId }];
+  if (OWN_SETTINGS.has(type)) return userIds.map((userId) => ({ kind: "user", realmId, userId }));
+  if (type === "realm_user" || type === "realm_bot") {
+    const { op, person } = event as { op?: string; person?: { user_id?: unknown } };
+    const userId = op !== "add" && typeof person?.user_id === "number" ? person.user_id : undefined;
+    return [{ kind: "user", realmId, userId }];
+  }
+  return [{ kind: "everything", realmId }];
+}

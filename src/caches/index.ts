@@ -1,0 +1,99 @@
+/**
+ * The server's caches and what invalidates them, in one place:
+ * - events on the bus (the same ones clients receive; with a shared bus, other nodes' too),
+ * - writes of this process to the tables they read (write-watcher.ts),
+ * - commits of other processes: SQLite's data_version, PostgreSQL's NOTIFY from the CLI.
+ * Every flush bumps a generation, so a fill that raced with it is dropped, not stored.
+ */
+import type SQLite from "better-sqlite3";
+import type { EventPublisher } from "../events/publisher.js";
+import type { Change } from "./change.js";
+import { changesOf } from "./event-invalidation.js";
+import { OwnProfileCache } from "./own-profiles.js";
+import { RealmCache } from "./realms.js";
+import { ServerSettingsCache } from "./server-settings.js";
+import { SqliteDataVersion } from "./sqlite-data-version.js";
+import { UserListCache } from "./user-lists.js";
+import { UserByApiKeyCache } from "./users-by-api-key.js";
+import { CacheWriteWatcher } from "./write-watcher.js";
+
+/** Whether another process's writes are being watched (false: the caches cannot be trusted). */
+export interface ExternalWrites {
+  /** True when something changed (or may have) since the last call. */
+  changed(): boolean;
+}
+
+export class Caches {
+  readonly realms = new RealmCache();
+  readonly usersByApiKey = new UserByApiKeyCache();
+  readonly serverSettings = new ServerSettingsCache();
+  readonly userLists = new UserListCache();
+  readonly ownProfiles = new OwnProfileCache();
+  readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
+  private external: ExternalWrites | undefined;
+
+  /** Flushes what each event may have changed (event-invalidation.ts). */
+  watch(events: EventPublisher): () => void {
+    return events.subscribeAll((published) => {
+      for (const change of changesOf(published)) this.apply(change);
+    });
+  }
+
+  apply(change: Change): void {
+    const { realmId } = change;
+    switch (change.kind) {
+      case "realm":
+        return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists], realmId);
+      case "user":
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists], realmId);
+        this.usersByApiKey.flushUser(change.userId);
+        this.ownProfiles.flushUser(change.userId);
+        return this.each([this.userLists], realmId);
+      case "profile":
+        return this.each([this.ownProfiles, this.userLists], realmId);
+      case "channels":
+        return this.each([this.serverSettings], realmId);
+      case "everything":
+        return realmId === undefined ? this.flushAll() : this.flushRealm(realmId);
+    }
+  }
+
+  private each(caches: Array<{ flushRealm(id: number): void; flushAll(): void }>, realmId: number | undefined): void {
+    for (const cache of caches) {
+      if (realmId === undefined) cache.flushAll();
+      else cache.flushRealm(realmId);
+    }
+  }
+
+  /** SQLite: the server's own connection, whose data_version shows other processes' commits. */
+  watchSqlite(database: SQLite.Database): void {
+    const version = new SqliteDataVersion(database);
+    this.external = { changed: () => version.changed() };
+  }
+
+  /** PostgreSQL: `changed` answers from the LISTEN connection (see postgres-notify.ts). */
+  watchExternal(external: ExternalWrites): void {
+    this.external = external;
+  }
+
+  /** Called first on every request: flushes everything when another process wrote. */
+  checkExternalWrites(): void {
+    if (this.external?.changed()) this.flushAll();
+  }
+
+  flushRealm(realmId: number): void {
+    this.realms.flushRealm(realmId);
+    this.usersByApiKey.flushRealm(realmId);
+    this.serverSettings.flushRealm(realmId);
+    this.userLists.flushRealm(realmId);
+    this.ownProfiles.flushRealm(realmId);
+  }
+
+  flushAll(): void {
+    this.realms.flushAll();
+    this.usersByApiKey.flushAll();
+    this.serverSettings.flushAll();
+    this.userLists.flushAll();
+    this.ownProfiles.flushAll();
+  }
+}

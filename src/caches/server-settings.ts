@@ -1,0 +1,25 @@
+/**
+ * GET /server_settings per realm, serialized: the rendered description and the web-public
+ * channel check are the costly parts. Keyed by realm and by the fields that do not come
+ * from the database: whether the client is incompatible, whether push is configured.
+ */
+import { GenerationalMap } from "./generational-map.js";
+
+export class ServerSettingsCache {
+  private readonly bodies = new GenerationalMap<string, { realmId: number; json: string }>(1000);
+
+  /** The response's fields as JSON (without braces), from `render` on a miss. */
+  async fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Promise<string> {
+    const key = `${realmId}:${variant.incompatible}:${variant.push}`;
+    const entry = await this.bodies.getOrLoad(key, async () => ({ realmId, json: await render() }));
+    return entry.json;
+  }
+
+  flushRealm(realmId: number): void {
+    this.bodies.flush((_, entry) => entry.realmId === realmId);
+  }
+
+  flushAll(): void {
+    this.bodies.flush();
+  }
+}
