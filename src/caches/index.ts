@@ -10,6 +10,7 @@ import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
+import { PresenceCache } from "./presence.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
@@ -29,6 +30,7 @@ export class Caches {
   readonly serverSettings = new ServerSettingsCache();
   readonly userLists = new UserListCache();
   readonly ownProfiles = new OwnProfileCache();
+  readonly presence = new PresenceCache();
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -43,12 +45,12 @@ export class Caches {
     const { realmId } = change;
     switch (change.kind) {
       case "realm":
-        return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists], realmId);
+        return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.presence], realmId);
       case "user":
-        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists], realmId);
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists, this.presence], realmId);
         this.usersByApiKey.flushUser(change.userId);
         this.ownProfiles.flushUser(change.userId);
-        return this.each([this.userLists], realmId);
+        return this.each([this.userLists, this.presence], realmId);
       case "profile":
         return this.each([this.ownProfiles, this.userLists], realmId);
       case "channels":
@@ -87,6 +89,7 @@ export class Caches {
     this.serverSettings.flushRealm(realmId);
     this.userLists.flushRealm(realmId);
     this.ownProfiles.flushRealm(realmId);
+    this.presence.flushRealm(realmId);
   }
 
   flushAll(): void {
@@ -95,5 +98,6 @@ export class Caches {
     this.serverSettings.flushAll();
     this.userLists.flushAll();
     this.ownProfiles.flushAll();
+    this.presence.flushAll();
   }
 }

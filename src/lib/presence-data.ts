@@ -5,7 +5,8 @@
  */
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { listRealmPresence } from "../db/queries/presence.js";
+import { currentPresenceSequence, listRealmPresence, type PresenceWithUser } from "../db/queries/presence.js";
+import type { AppContext } from "../context.js";
 import { toLegacyPresence, toModernPresence, type LegacyPresence, type ModernPresence } from "../api-records/presence.js";
 import { apiEmail } from "./users.js";
 import { presenceVisibleUserIds } from "./presence.js";
@@ -37,6 +38,33 @@ export async function getPresenceData(db: Queryable, realm: Realm, viewer: User,
     connectedSince: useWindow ? q.nowSeconds - q.historyLimitDays * 86_400 : undefined,
     userIds: visible === null ? undefined : [...visible],
   });
+  return presenceDataOf(rows, q, fallbackId);
+}
+
+/**
+ * A full fetch in the modern format, serialized (`"presences":…,"presence_last_update_id":…`),
+ * from the presence cache while the realm's presence sequence has not moved; undefined when
+ * the answer is not of the cached kind (legacy format, incremental poll, a viewer who may
+ * not see everyone), so the caller uses getPresenceData.
+ */
+export async function cachedFullPresenceFields(ctx: AppContext, realm: Realm, viewer: User, q: PresenceQuery): Promise<string | undefined> {
+  const fallbackId = q.lastUpdateId ?? -1;
+  if (!q.modern || fallbackId > 0 || realm.presence_disabled || q.historyLimitDays <= 0) return undefined;
+  if ((await presenceVisibleUserIds(ctx.db, realm, viewer)) !== null) return undefined;
+  const windowStart = q.nowSeconds - q.historyLimitDays * 86_400;
+  // Read before the rows: a report landing in between only makes the entry look older.
+  const sequence = await currentPresenceSequence(ctx.db, realm.id);
+  return ctx.caches.presence.fields({ realmId: realm.id, historyLimitDays: q.historyLimitDays, fallbackId }, sequence, windowStart, async () => {
+    const rows = await listRealmPresence(ctx.db, realm.id, { connectedSince: windowStart });
+    const data = presenceDataOf(rows, q, fallbackId);
+    let oldestConnected = Infinity;
+    for (const row of rows) oldestConnected = Math.min(oldestConnected, row.last_connected_time ?? row.date_joined);
+    const json = `"presences":${JSON.stringify(data.presences)},"presence_last_update_id":${data.presence_last_update_id}`;
+    return { oldestConnected, json };
+  });
+}
+
+function presenceDataOf(rows: readonly PresenceWithUser[], q: PresenceQuery, fallbackId: number): PresenceData {
   const presences: PresenceData["presences"] = {};
   let maxId = fallbackId;
   for (const row of rows) {

@@ -194,6 +194,30 @@ describe("GET /users", () => {
   });
 });
 
+describe("full presence data", () => {
+  const fullPresence = async (viewer: User) =>
+    expectSuccess(await s.api.post(viewer, "/users/me/presence", { status: "active", last_update_id: -1 })).presences as Record<string, unknown>;
+
+  it("shows a new report, a deactivation and another process's report on the next request", async () => {
+    const viewer = await makeUser();
+    const reporter = await makeUser();
+    expect(await fullPresence(viewer)).not.toHaveProperty(String(reporter.id));
+    // A report bumps the realm's presence sequence.
+    expectSuccess(await s.api.post(reporter, "/users/me/presence", { status: "idle" }));
+    expect(await fullPresence(viewer)).toHaveProperty(String(reporter.id));
+    // A deactivation changes no presence row: the user change flushes the entry.
+    expectSuccess(await s.api.delete(s.realm.admin, `/users/${reporter.id}`));
+    expect(await fullPresence(viewer)).not.toHaveProperty(String(reporter.id));
+    // Another process (or node) reports: only the sequence tells.
+    const other = await makeUser();
+    const now = Math.floor(Date.now() / 1000);
+    const sequence = (await elsewhere().selectFrom("presence_sequence").select("last_update_id").where("realm_id", "=", s.realm.realm.id).executeTakeFirstOrThrow()).last_update_id;
+    await elsewhere().insertInto("presence").values({ realm_id: s.realm.realm.id, user_id: other.id, last_active_time: now, last_connected_time: now, last_update_id: sequence + 1 }).execute();
+    await elsewhere().updateTable("presence_sequence").set({ last_update_id: sequence + 1 }).where("realm_id", "=", s.realm.realm.id).execute();
+    expect(await fullPresence(viewer)).toHaveProperty(String(other.id));
+  });
+});
+
 describe("fills racing with invalidations", () => {
   it("a value read before a flush is not stored", async () => {
     const map = new GenerationalMap<string, number>();

@@ -115,3 +115,13 @@ function sharedPresence(db: Queryable, presenceRealmId: number, userRealmId: num
 const presenceChangedSince = compiledOnce((db, presenceRealmId: number, userRealmId: number, sinceUpdateId: number) =>
   sharedPresence(db, presenceRealmId, userRealmId).where("presence.last_update_id", ">", sinceUpdateId).orderBy("presence.user_id"),
 );
+
+const presenceSequenceOfRealm = compiledOnce((db, realmId: number) =>
+  db.selectFrom("presence_sequence").select("last_update_id").where("realm_id", "=", realmId),
+);
+
+/** The realm's presence sequence (the newest update id), -1 before any report. */
+export async function currentPresenceSequence(db: Queryable, realmId: number): Promise<number> {
+  const [row] = await presenceSequenceOfRealm(db, realmId);
+  return row === undefined ? -1 : Number(row.last_update_id);
+}

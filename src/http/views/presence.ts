@@ -5,7 +5,8 @@ import { findPresence } from "../../db/queries/presence.js";
 import { ApiError } from "../../errors.js";
 import { toLegacyPresence } from "../../api-records/presence.js";
 import { PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT, PRESENCE_OFFLINE_THRESHOLD_SECONDS, presenceVisibleUserIds } from "../../lib/presence.js";
-import { getPresenceData } from "../../lib/presence-data.js";
+import { cachedFullPresenceFields, getPresenceData } from "../../lib/presence-data.js";
+import { serializedFields } from "../response.js";
 import { accessUserByEmailForRead, accessUserById, noSuchUser } from "../../lib/users.js";
 import { p } from "../params/kinds.js";
 import { parseParams } from "../params/parse.js";
@@ -31,13 +32,16 @@ async function updatePresence(req: AuthedRequest): Promise<ViewResult> {
   // The caller's own report is recorded first, so the answer includes it.
   await doUpdateUserPresence(req.ctx, req.realm, req.user, params.status, now);
   if (params.ping_only) return {};
-  const data = await getPresenceData(req.ctx.db, req.realm, req.user, {
+  const query = {
     lastUpdateId: params.last_update_id,
     historyLimitDays: params.history_limit_days ?? PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT,
     modern: params.last_update_id !== undefined || params.slim_presence,
     nowSeconds: now,
     realmHost: realmHost(req.realm.string_id, req.ctx.config.externalHost),
-  });
+  };
+  const cached = await cachedFullPresenceFields(req.ctx, req.realm, req.user, query);
+  if (cached !== undefined) return serializedFields(`${cached},"server_timestamp":${JSON.stringify(req.ctx.now() / 1000)}`);
+  const data = await getPresenceData(req.ctx.db, req.realm, req.user, query);
   return { ...data, server_timestamp: req.ctx.now() / 1000 };
 }
 
