@@ -3,22 +3,15 @@
  * GET /server_settings and GET /users none, whatever the number of users.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateUser } from "../../src/actions/users-create.js";
-import { Role } from "../../src/lib/roles.js";
 import { expectSuccess } from "../support/client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { addMembers } from "../support/load-users.js";
 
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
 });
 afterAll(() => s.close());
-
-async function addUsers(n: number, prefix: string) {
-  for (let i = 0; i < n; i++) {
-    await doCreateUser(s.ctx, s.realm.realm, { email: `${prefix}${i}@example.com`, fullName: `Load ${prefix}${i}`, password: null, role: Role.MEMBER });
-  }
-}
 
 /** Statements of the second of two identical requests (the first fills the caches). */
 async function warmCount(request: () => Promise<unknown>): Promise<number> {
@@ -33,7 +26,7 @@ describe("query counts of cached hot paths", () => {
 
   it("are fixed and small, and do not grow with the number of users", async () => {
     const small = [await warmCount(me), await warmCount(settings), await warmCount(users)];
-    await addUsers(30, "cached-qc-");
+    await addMembers(s, 30, "cached-qc-");
     const large = [await warmCount(me), await warmCount(settings), await warmCount(users)];
     expect(small).toEqual([1, 0, 0]);
     expect(large).toEqual(small);
@@ -44,7 +37,7 @@ describe("query counts of cached hot paths", () => {
     await s.db.updateTable("realms").set({ can_access_all_users_group_id: members.id }).where("id", "=", s.realm.realm.id).execute();
     const guestUsers = () => s.api.get(s.realm.guest, "/users").then(expectSuccess);
     const small = await warmCount(guestUsers);
-    await addUsers(10, "cached-qc-guest-");
+    await addMembers(s, 10, "cached-qc-guest-");
     expect(await warmCount(guestUsers)).toBe(small);
     expect(small, "the access check and the list are read for a limited guest").toBeGreaterThan(0);
   });

@@ -3,9 +3,8 @@
  * endpoint is measured at two sizes and the counts must be equal (no per-row queries).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateUser } from "../../src/actions/users-create.js";
-import { Role } from "../../src/lib/roles.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { addMembers } from "../support/load-users.js";
 import { expectSuccess } from "../support/client.js";
 import { createChannel } from "../support/channels.js";
 
@@ -15,17 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-async function addUsers(n: number, prefix: string) {
-  for (let i = 0; i < n; i++) {
-    await doCreateUser(s.ctx, s.realm.realm, { email: `${prefix}${i}@example.com`, fullName: `Load ${prefix}${i}`, password: null, role: Role.MEMBER });
-  }
-}
-
 describe("query counts on hot paths", () => {
   it("GET /users does not grow with the number of users", async () => {
     const get = () => s.api.get(s.realm.member, "/users", { include_custom_profile_fields: true }).then(expectSuccess);
     const small = await s.countQueries(get);
-    await addUsers(30, "qc-users-");
+    await addMembers(s, 30, "qc-users-");
     const large = await s.countQueries(get);
     expect(large).toBe(small);
   });
@@ -41,7 +34,7 @@ describe("query counts on hot paths", () => {
   it("POST /messages does not grow with the number of recipients", async () => {
     const { member, other, admin } = s.realm;
     await createChannel(s, { name: "qc small", subscribers: [member, other, admin] });
-    await addUsers(40, "qc-send-");
+    await addMembers(s, 40, "qc-send-");
     const many = await s.db.selectFrom("users").selectAll().where("delivery_email", "like", "qc-send-%").execute();
     await createChannel(s, { name: "qc large", subscribers: [member, other, admin, ...many] });
     const send = (to: string) => () =>
@@ -60,7 +53,7 @@ describe("query counts on hot paths", () => {
   it("POST /register does not grow with users and channels", async () => {
     const register = () => s.api.post(s.realm.member, "/register", { include_subscribers: true }).then(expectSuccess);
     const small = await s.countQueries(register);
-    await addUsers(20, "qc-register-");
+    await addMembers(s, 20, "qc-register-");
     for (let i = 0; i < 5; i++) {
       expectSuccess(await s.api.post(s.realm.member, "/users/me/subscriptions", { subscriptions: [{ name: `qc channel ${i}` }] }));
       // Unread channel messages, direct messages and group conversations (unread_msgs, recent_private_conversations).

@@ -4,9 +4,8 @@
  * and edits), and presence polls (number of users). Each is measured at two sizes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateUser } from "../../src/actions/users-create.js";
-import { Role } from "../../src/lib/roles.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { addMembers } from "../support/load-users.js";
 import { expectSuccess } from "../support/client.js";
 import { createChannel } from "../support/channels.js";
 
@@ -15,12 +14,6 @@ beforeAll(async () => {
   s = await startTestServer();
 });
 afterAll(() => s.close());
-
-async function addUsers(n: number, prefix: string) {
-  for (let i = 0; i < n; i++) {
-    await doCreateUser(s.ctx, s.realm.realm, { email: `${prefix}${i}@example.com`, fullName: `Load ${prefix}${i}`, password: null, role: Role.MEMBER });
-  }
-}
 
 describe("query counts on the read paths", () => {
   it("GET /messages/{id} and GET /messages do not grow with subscriptions, messages, reactions or edits", async () => {
@@ -54,7 +47,7 @@ describe("query counts on the read paths", () => {
     const current = ((await poll(-1)()) as { presence_last_update_id: number }).presence_last_update_id;
     const incrementalFew = await s.countQueries(poll(current));
     const fullFew = await s.countQueries(poll(-1));
-    await addUsers(15, "rd-presence-");
+    await addMembers(s, 15, "rd-presence-");
     const users = await s.db.selectFrom("users").selectAll().where("delivery_email", "like", "rd-presence-%").execute();
     for (const u of users) expectSuccess(await s.api.post(u, "/users/me/presence", { status: "active" }));
     expect(await s.countQueries(poll(current))).toBe(incrementalFew);
