@@ -11,5 +11,7 @@ export type Change =
   | { kind: "channels"; realmId?: number }
   /** Custom profile fields or values: the lists. */
   | { kind: "profile"; realmId?: number }
+  /** Per-user message rows (a send, a deletion, a move): the highest message ids. */
+  | { kind: "messages"; realmId?: number }
   /** Unknown: all of it. */
   | { kind: "everything"; realmId?: number };

@@ -6,10 +6,10 @@
 import type { PublishedEvent } from "../events/publisher.js";
 import type { Change } from "./change.js";
 
+/** Events about messages delivered, moved or deleted: the highest message ids. */
+const MESSAGE_ROWS = new Set(["message", "update_message", "delete_message"]);
+
 const NO_CACHED_STATE = new Set([
-  "message",
-  "update_message",
-  "delete_message",
   "update_message_flags",
   "reaction",
   "typing",
@@ -38,6 +38,7 @@ const OWN_SETTINGS = new Set(["user_settings", "update_display_settings", "updat
 
 export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[] {
   const type = event.type;
+  if (MESSAGE_ROWS.has(type)) return [{ kind: "messages", realmId }];
   if (NO_CACHED_STATE.has(type)) return [];
   if (type === "realm") return [{ kind: "realm", realmId }];
   if (type === "stream" || type === "channel") return [{ kind: "channels", realmId }];

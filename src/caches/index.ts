@@ -10,6 +10,7 @@ import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
+import { MaxMessageIdCache } from "./max-message-ids.js";
 import { PresenceCache } from "./presence.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
@@ -31,6 +32,7 @@ export class Caches {
   readonly userLists = new UserListCache();
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
+  readonly maxMessageIds = new MaxMessageIdCache();
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -55,6 +57,9 @@ export class Caches {
         return this.each([this.ownProfiles, this.userLists], realmId);
       case "channels":
         return this.each([this.serverSettings], realmId);
+      case "messages":
+        // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
+        return this.maxMessageIds.flushAll();
       case "everything":
         return realmId === undefined ? this.flushAll() : this.flushRealm(realmId);
     }
@@ -90,6 +95,7 @@ export class Caches {
     this.userLists.flushRealm(realmId);
     this.ownProfiles.flushRealm(realmId);
     this.presence.flushRealm(realmId);
+    this.maxMessageIds.flushRealm(realmId);
   }
 
   flushAll(): void {
@@ -99,5 +105,6 @@ export class Caches {
     this.userLists.flushAll();
     this.ownProfiles.flushAll();
     this.presence.flushAll();
+    this.maxMessageIds.flushAll();
   }
 }

@@ -26,6 +26,7 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
   channels: { kind: "channels" },
   custom_profile_fields: { kind: "profile" },
   custom_profile_field_values: { kind: "profile" },
+  user_messages: { kind: "messages" },
 };
 
 export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {

@@ -100,6 +100,23 @@ describe("own profile values (GET /users/me)", () => {
   });
 });
 
+describe("highest message id (GET /users/me)", () => {
+  it("follows a message sent to the user, its deletion, and another node's message", async () => {
+    const user = await makeUser();
+    const before = (await me(user)).max_message_id as number;
+    const sent = expectSuccess(await s.api.post(s.realm.member, "/messages", { type: "direct", to: JSON.stringify([user.id]), content: "for the cache" })).id as number;
+    expect((await me(user)).max_message_id).toBe(sent);
+    expectSuccess(await s.api.delete(s.realm.member, `/messages/${sent}`));
+    expect((await me(user)).max_message_id).toBe(before);
+    // Another node delivers a message: a row this process does not see written, plus the event.
+    const other = expectSuccess(await s.api.post(s.realm.member, "/messages", { type: "direct", to: JSON.stringify([s.realm.other.id]), content: "elsewhere" })).id as number;
+    await me(user);
+    await elsewhere().insertInto("user_messages").values({ realm_id: s.realm.realm.id, user_id: user.id, message_id: other, flags: 0 }).execute();
+    s.ctx.events.publish(s.realm.realm.id, { type: "message", message: { id: other }, flags: [] } as never, [user.id]);
+    expect((await me(user)).max_message_id).toBe(other);
+  });
+});
+
 describe("server_settings", () => {
   const settings = async () => expectSuccess(await s.api.get(null, "/server_settings"));
 

@@ -62,7 +62,8 @@ async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
   const user = req.user;
   const profiles = user.is_bot ? undefined : await req.ctx.caches.ownProfiles.get(req.realm.id, user.id, () => loadOwnProfileData(req.ctx.db, req.realm.id, user.id));
   const record = toApiUser(user, { requester: user, realmHost: hostOf(req), clientHashAvatar: false, profileData: profiles, shape: "own" });
-  return { ...record, max_message_id: await maxMessageIdForUser(req.ctx.db, req.realm.id, user.id) };
+  const maxMessageId = await req.ctx.caches.maxMessageIds.get(req.realm.id, user.id, () => maxMessageIdForUser(req.ctx.db, req.realm.id, user.id));
+  return { ...record, max_message_id: maxMessageId };
 }
 
 /** GET /api/v1/users */
