@@ -33,6 +33,8 @@ export class Caches {
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
   readonly maxMessageIds = new MaxMessageIdCache();
+  /** Every cache above: what a flush of a realm or of everything goes through. */
+  private readonly all = [this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.ownProfiles, this.presence, this.maxMessageIds];
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -61,7 +63,7 @@ export class Caches {
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();
       case "everything":
-        return realmId === undefined ? this.flushAll() : this.flushRealm(realmId);
+        return this.each(this.all, realmId);
     }
   }
 
@@ -89,22 +91,10 @@ export class Caches {
   }
 
   flushRealm(realmId: number): void {
-    this.realms.flushRealm(realmId);
-    this.usersByApiKey.flushRealm(realmId);
-    this.serverSettings.flushRealm(realmId);
-    this.userLists.flushRealm(realmId);
-    this.ownProfiles.flushRealm(realmId);
-    this.presence.flushRealm(realmId);
-    this.maxMessageIds.flushRealm(realmId);
+    this.each(this.all, realmId);
   }
 
   flushAll(): void {
-    this.realms.flushAll();
-    this.usersByApiKey.flushAll();
-    this.serverSettings.flushAll();
-    this.userLists.flushAll();
-    this.ownProfiles.flushAll();
-    this.presence.flushAll();
-    this.maxMessageIds.flushAll();
+    this.each(this.all, undefined);
   }
 }
