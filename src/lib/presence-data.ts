@@ -28,11 +28,16 @@ export interface PresenceData {
 }
 
 export async function getPresenceData(db: Queryable, realm: Realm, viewer: User, q: PresenceQuery): Promise<PresenceData> {
+  return presenceDataFor(db, realm, q, () => presenceVisibleUserIds(db, realm, viewer));
+}
+
+/** getPresenceData with the viewer's visible users (null: everyone) asked for only when rows are read. */
+async function presenceDataFor(db: Queryable, realm: Realm, q: PresenceQuery, visibleUsers: () => Promise<Set<number> | null>): Promise<PresenceData> {
   if (realm.presence_disabled) return { presences: {}, presence_last_update_id: -1 };
   const fallbackId = q.lastUpdateId ?? -1;
   const useWindow = q.lastUpdateId === undefined || q.lastUpdateId <= 0;
   if (useWindow && q.historyLimitDays <= 0) return { presences: {}, presence_last_update_id: fallbackId };
-  const visible = await presenceVisibleUserIds(db, realm, viewer);
+  const visible = await visibleUsers();
   const rows = await listRealmPresence(db, realm.id, {
     sinceUpdateId: q.lastUpdateId,
     connectedSince: useWindow ? q.nowSeconds - q.historyLimitDays * 86_400 : undefined,
@@ -42,15 +47,16 @@ export async function getPresenceData(db: Queryable, realm: Realm, viewer: User,
 }
 
 /**
- * A full fetch in the modern format, serialized (`"presences":…,"presence_last_update_id":…`),
- * from the presence cache while the realm's presence sequence has not moved; undefined when
- * the answer is not of the cached kind (legacy format, incremental poll, a viewer who may
- * not see everyone), so the caller uses getPresenceData.
+ * The answer to a presence poll. A full fetch in the modern format by a viewer who may see
+ * everyone comes serialized (`"presences":…,"presence_last_update_id":…`) from the presence
+ * cache, valid while the realm's presence sequence has not moved; any other poll (legacy
+ * format, incremental, a viewer with limited access) is read as getPresenceData does.
  */
-export async function cachedFullPresenceFields(ctx: AppContext, realm: Realm, viewer: User, q: PresenceQuery): Promise<string | undefined> {
+export async function presenceForPoll(ctx: AppContext, realm: Realm, viewer: User, q: PresenceQuery): Promise<string | PresenceData> {
   const fallbackId = q.lastUpdateId ?? -1;
-  if (!q.modern || fallbackId > 0 || realm.presence_disabled || q.historyLimitDays <= 0) return undefined;
-  if ((await presenceVisibleUserIds(ctx.db, realm, viewer)) !== null) return undefined;
+  if (!q.modern || fallbackId > 0 || realm.presence_disabled || q.historyLimitDays <= 0) return getPresenceData(ctx.db, realm, viewer, q);
+  const visible = await presenceVisibleUserIds(ctx.db, realm, viewer);
+  if (visible !== null) return presenceDataFor(ctx.db, realm, q, async () => visible);
   const windowStart = q.nowSeconds - q.historyLimitDays * 86_400;
   // Read before the rows: a report landing in between only makes the entry look older.
   const sequence = await currentPresenceSequence(ctx.db, realm.id);

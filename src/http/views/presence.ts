@@ -5,7 +5,7 @@ import { findPresence } from "../../db/queries/presence.js";
 import { ApiError } from "../../errors.js";
 import { toLegacyPresence } from "../../api-records/presence.js";
 import { PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT, PRESENCE_OFFLINE_THRESHOLD_SECONDS, presenceVisibleUserIds } from "../../lib/presence.js";
-import { cachedFullPresenceFields, getPresenceData } from "../../lib/presence-data.js";
+import { getPresenceData, presenceForPoll } from "../../lib/presence-data.js";
 import { serializedFields } from "../response.js";
 import { accessUserByEmailForRead, accessUserById, noSuchUser } from "../../lib/users.js";
 import { p } from "../params/kinds.js";
@@ -39,10 +39,9 @@ async function updatePresence(req: AuthedRequest): Promise<ViewResult> {
     nowSeconds: now,
     realmHost: realmHost(req.realm.string_id, req.ctx.config.externalHost),
   };
-  const cached = await cachedFullPresenceFields(req.ctx, req.realm, req.user, query);
-  if (cached !== undefined) return serializedFields(`${cached},"server_timestamp":${JSON.stringify(req.ctx.now() / 1000)}`);
-  const data = await getPresenceData(req.ctx.db, req.realm, req.user, query);
-  return { ...data, server_timestamp: req.ctx.now() / 1000 };
+  const answer = await presenceForPoll(req.ctx, req.realm, req.user, query);
+  if (typeof answer === "string") return serializedFields(`${answer},"server_timestamp":${JSON.stringify(req.ctx.now() / 1000)}`);
+  return { ...answer, server_timestamp: req.ctx.now() / 1000 };
 }
 
 /** GET /api/v1/realm/presence (supporting): everyone's presence in the legacy format. */
