@@ -85,10 +85,24 @@ export class Caches {
     this.external = external;
   }
 
-  /** Called first on every request: flushes everything when another process wrote. */
+  /**
+   * Called first on every request: flushes everything when another process wrote. Checked
+   * once per turn of the event loop: every request that starts in this turn was received
+   * before the turn began, so a commit the check does not see finished after those requests
+   * were sent and they may answer from before it (as if they had run a moment earlier).
+   * Under load one check serves the whole batch of requests a turn brings.
+   */
   checkExternalWrites(): void {
+    if (this.checkedThisTurn) return;
+    this.checkedThisTurn = true;
+    setImmediate(this.endTurn);
     if (this.external?.changed()) this.flushAll();
   }
+
+  private checkedThisTurn = false;
+  private readonly endTurn = () => {
+    this.checkedThisTurn = false;
+  };
 
   flushRealm(realmId: number): void {
     this.each(this.all, realmId);

@@ -2,6 +2,7 @@
  * The access log: one line per request with method, path (never the query string),
  * status and response time, and nothing else about the request (no headers).
  */
+import net from "node:net";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
@@ -9,6 +10,7 @@ import { loadConfig } from "../../src/config.js";
 import { contextFor, loggerOptions } from "../../src/server.js";
 import { basicAuth } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
+import { listenLocally } from "../support/raw-http.js";
 import { seedRealm, type SeededRealm } from "../support/realm.js";
 import { EXTERNAL_HOST } from "../support/server.js";
 import type { FastifyInstance } from "fastify";
@@ -40,6 +42,8 @@ it("writes one line per request: method, path without the query string, status, 
   const res = await app.inject({ method: "GET", url: `/api/v1/users/me?secret=${realm.member.api_key}`, headers: { host: realm.host, authorization: basicAuth(realm.member) } });
   expect(res.statusCode).toBe(200);
   await app.inject({ method: "GET", url: "/api/v1/no/such/path?x=1", headers: { host: realm.host } });
+  // Lines are written once per turn of the event loop.
+  await new Promise((resolve) => setImmediate(resolve));
   const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(logged.map(({ method, path, statusCode, msg }) => ({ method, path, statusCode, msg }))).toEqual([
     { method: "GET", path: "/api/v1/users/me", statusCode: 200, msg: "request" },
@@ -49,4 +53,31 @@ it("writes one line per request: method, path without the query string, status, 
   const text = lines.slice(before).join("\n");
   expect(text).not.toContain(realm.member.api_key);
   expect(text.toLowerCase()).not.toContain("authorization");
+});
+
+it("writes valid JSON lines in pino's shape whatever the path holds", async () => {
+  const port = await listenLocally(app);
+  const before = lines.length;
+  // Raw bytes on a socket: the path reaches the server as sent, quotes and all.
+  const status = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(`GET /api/v1/a"b|c{d}\\e HTTP/1.1\r\nHost: ${realm.host}\r\nConnection: close\r\n\r\n`));
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (c: string) => (text += c));
+    socket.on("end", () => resolve(text.split("\r\n")[0]));
+    socket.on("error", reject);
+  });
+  expect(status).toBe("HTTP/1.1 404 Not Found");
+  await app.inject({ method: "PATCH", url: "/api/v1/users/me/%22x%22", headers: { host: realm.host } });
+  await new Promise((resolve) => setImmediate(resolve));
+  const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(logged.map((l) => [l.method, l.path, l.statusCode])).toEqual([
+    ["GET", '/api/v1/a"b|c{d}\\e', 404],
+    ["PATCH", "/api/v1/users/me/%22x%22", 404],
+  ]);
+  for (const entry of logged) {
+    expect(Object.keys(entry)).toEqual(["level", "time", "pid", "hostname", "method", "path", "statusCode", "ms", "msg"]);
+    expect(entry.level).toBe(30);
+    expect(entry.pid).toBe(process.pid);
+  }
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doCreateUser } from "../../src/actions/users-create.js";
 import type { User } from "../../src/db/schema.js";
 import { EmailVisibility, Role } from "../../src/lib/roles.js";
+import { Caches } from "../../src/caches/index.js";
 import { GenerationalMap } from "../../src/caches/generational-map.js";
 import { withTransaction } from "../../src/db/tx.js";
 import { expectError, expectSuccess } from "../support/client.js";
@@ -262,5 +263,26 @@ describe("fills racing with invalidations", () => {
     });
     await readDuringTransaction;
     expect((await memberOf(viewer, user.id))?.full_name).toBe("Renamed In Transaction");
+  });
+});
+
+describe("other processes' writes", () => {
+  it("are checked once per turn of the event loop, and again in the next turn", async () => {
+    const caches = new Caches();
+    let checks = 0;
+    let changed = false;
+    caches.watchExternal({ changed: () => (checks++, changed) });
+    const realms = caches.realms as unknown as { flushAll(): void };
+    let flushes = 0;
+    const flushAll = realms.flushAll.bind(realms);
+    realms.flushAll = () => (flushes++, flushAll());
+    caches.checkExternalWrites();
+    caches.checkExternalWrites();
+    expect(checks).toBe(1);
+    // The next turn checks again and flushes when another process committed.
+    await new Promise((resolve) => setImmediate(resolve));
+    changed = true;
+    caches.checkExternalWrites();
+    expect([checks, flushes]).toEqual([2, 1]);
   });
 });

@@ -61,9 +61,29 @@ const recordParams = () => ({
 async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
   const user = req.user;
   const profiles = user.is_bot ? undefined : await req.ctx.caches.ownProfiles.get(req.realm.id, user.id, () => loadOwnProfileData(req.ctx.db, req.realm.id, user.id));
-  const record = toApiUser(user, { requester: user, realmHost: hostOf(req), clientHashAvatar: false, profileData: profiles, shape: "own" });
+  const members = ownRecordMembers(user, profiles, hostOf(req));
   const maxMessageId = await req.ctx.caches.maxMessageIds.get(req.realm.id, user.id, () => maxMessageIdForUser(req.ctx.db, req.realm.id, user.id));
-  return { ...record, max_message_id: maxMessageId };
+  return serializedFields(`${members},"max_message_id":${maxMessageId}`);
+}
+
+/**
+ * The caller's own record as JSON members (no braces), built once per user row and profile
+ * values. Both come from caches that replace an object when its row changes and never
+ * change one in place, so the object pair is the cache key: nothing to flush here.
+ */
+const ownRecords = new WeakMap<UserCard, WeakMap<ProfileData, string>>();
+const NO_PROFILE: ProfileData = Object.freeze({});
+
+function ownRecordMembers(user: UserCard, profiles: ProfileData | undefined, host: string): string {
+  let byProfile = ownRecords.get(user);
+  if (!byProfile) ownRecords.set(user, (byProfile = new WeakMap()));
+  const key = profiles ?? NO_PROFILE;
+  let members = byProfile.get(key);
+  if (members === undefined) {
+    const record = toApiUser(user, { requester: user, realmHost: host, clientHashAvatar: false, profileData: profiles, shape: "own" });
+    byProfile.set(key, (members = JSON.stringify(record).slice(1, -1)));
+  }
+  return members;
 }
 
 /** GET /api/v1/users */
