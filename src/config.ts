@@ -45,6 +45,12 @@ export interface Config {
   deleteTopicBatchSize: number;
   /** Milliseconds delete_topic works before answering `complete: false` (upstream: 50 s). */
   deleteTopicBudgetMs: number;
+  /** redis://… joins this process to a cluster of Parley nodes (src/cluster); undefined: one node. */
+  redisUrl: string | undefined;
+  /** Starts every Redis key of this cluster (several clusters may share one Redis). */
+  redisPrefix: string;
+  /** The URL other nodes reach this one at (GET /events is forwarded to a queue's node); undefined: http://HOST:PORT as listening. */
+  nodeUrl: string | undefined;
 }
 
 /** A setting the server cannot work with; its message is one line meant for the operator. */
@@ -79,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pushRelayKeys: pushKeys,
     deleteTopicBatchSize: Math.max(1, intFromEnv(env.PARLEY_DELETE_TOPIC_BATCH_SIZE, 100)),
     deleteTopicBudgetMs: intFromEnv(env.PARLEY_DELETE_TOPIC_SECONDS, 50) * 1000,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.PARLEY_REDIS_PREFIX || "parley:",
+    nodeUrl: env.PARLEY_NODE_URL || undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import type { QueueManager } from "./events/queues.js";
 import type { DialectName } from "./db/dialect.js";
 import type { RateLimiter } from "./http/rate-limit.js";
 import type { Caches } from "./caches/index.js";
+import type { ClusterNode } from "./cluster/index.js";
 
 export interface AppContext {
   config: Config;
@@ -22,6 +23,8 @@ export interface AppContext {
   /** Current time in milliseconds; tests may replace it. */
   now: () => number;
   log?: FastifyBaseLogger;
+  /** Set when this process is one node of several (REDIS_URL): where each event queue lives. */
+  cluster?: ClusterNode;
   /** The scheduled-delivery job, when running: told of each new delivery time (src/jobs). */
   deliveryJob?: { wakeAt(timestampSeconds: number): void };
 }

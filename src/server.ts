@@ -19,27 +19,35 @@ import { systemClock } from "./jobs/clock.js";
 import { DeliveryJob } from "./jobs/scheduled-delivery.js";
 import { realmUrl } from "./lib/realm-host.js";
 import { acquireServerLock, type ServerLock } from "./server-lock.js";
+import { Cluster } from "./cluster/index.js";
 
 export async function createContext(config: Config): Promise<AppContext> {
   return (await openContext(config)).ctx;
 }
 
 /** The context on an open, migrated database, and the migrations that opening applied. */
-export async function openContext(config: Config): Promise<{ ctx: AppContext; applied: string[] }> {
+export async function openContext(config: Config, opts: ContextOptions = {}): Promise<{ ctx: AppContext; applied: string[] }> {
   const db = openDb({ databaseUrl: config.databaseUrl, sqlitePath: sqlitePathFor(config.dataDir) });
   try {
     const applied = await migrateToLatest(db);
-    return { ctx: contextFor(config, db), applied };
+    return { ctx: contextFor(config, db, opts), applied };
   } catch (err) {
     await db.destroy();
     throw err;
   }
 }
 
-/** The context of a server on an open, migrated database: in-process event bus, queues, limits. */
-export function contextFor(config: Config, openedDb: Db): AppContext {
-  const events = new InProcessEventBus();
+export interface ContextOptions {
+  /** A node of a cluster: events, rate limits and cache changes go through Redis. */
+  cluster?: Cluster;
+}
+
+/** The context of a server on an open, migrated database: event bus, queues, limits. */
+export function contextFor(config: Config, openedDb: Db, opts: ContextOptions = {}): AppContext {
+  const { cluster } = opts;
+  const events = cluster?.bus ?? new InProcessEventBus();
   const caches = new Caches();
+  if (cluster) caches.committedWrite = (change) => cluster.bus.publishChange(change);
   caches.watch(events);
   const sqlite = sqliteHandleOf(openedDb);
   if (sqlite) caches.watchSqlite(sqlite);
@@ -52,9 +60,10 @@ export function contextFor(config: Config, openedDb: Db): AppContext {
     dialect: dialectOf(db),
     events,
     caches,
-    eventQueues: new QueueManager({ config, events, now: () => ctx.now() }),
-    rateLimiter: new InMemoryRateLimiter(() => ctx.now()),
+    eventQueues: new QueueManager({ config, events, now: () => ctx.now(), queueIdPrefix: cluster?.queueIdPrefix }),
+    rateLimiter: cluster?.rateLimiter ?? new InMemoryRateLimiter(() => ctx.now()),
     now: () => Date.now(),
+    cluster,
   };
   return ctx;
 }
@@ -107,8 +116,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // SQLite: one server per data folder, or two processes would split the event queues.
   const lock: ServerLock | undefined = config.databaseUrl === undefined ? acquireServerLock(config.dataDir) : undefined;
   let app: FastifyInstance | undefined;
+  let cluster: Cluster | undefined;
   try {
-    const { ctx, applied } = await openContext(config);
+    const joined = joinCluster(config, (message) => app?.log.warn(message));
+    cluster = joined?.cluster;
+    const { ctx, applied } = await openContext(config, { cluster });
+    joined?.attach(ctx);
     app = await buildApp(ctx, { logger: { ...loggerOptions(config.logLevel), stream: asyncStdout() } });
     const delivery = new DeliveryJob(ctx, systemClock);
     const flushListener = await listenForCacheFlushes(ctx, app);
@@ -116,18 +129,51 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app.addHook("onClose", async () => {
       await delivery.stop();
       await flushListener?.stop();
+      await cluster?.stop();
       await ctx.db.destroy();
     });
     await logStartup(app, ctx, applied);
     await listen(app, config);
+    if (cluster) {
+      await cluster.start(config.nodeUrl ?? listeningUrl(app));
+      app.log.info(`Cluster: node ${cluster.nodeId} joined through Redis, reachable at ${config.nodeUrl ?? listeningUrl(app)}`);
+    }
     // Everything that came due while the server was down is delivered now, then on time.
     void delivery.start();
     return { app, ctx, shutdown: (reason) => shutdown(app!, ctx, lock, reason) };
   } catch (err) {
     await app?.close().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
     lock?.release();
     throw err;
   }
+}
+
+/**
+ * With REDIS_URL: this process is a node of a cluster. Other nodes' cache changes flush
+ * here; a gap in the event stream drops this node's queues (their clients re-register).
+ */
+function joinCluster(config: Config, warn: (message: string) => void): { cluster: Cluster; attach(ctx: AppContext): void } | undefined {
+  if (config.redisUrl === undefined) return undefined;
+  let ctx: AppContext | undefined;
+  const cluster = new Cluster(config.redisUrl, config.redisPrefix, {
+    onChange: (change) => ctx?.caches.apply(change),
+    onGap: () => {
+      warn("Cluster: events from other nodes may have been missed; event queues dropped (clients re-register), caches flushed");
+      ctx?.eventQueues.dropAll();
+      ctx?.caches.flushAll();
+    },
+    onError: warn,
+  });
+  return { cluster, attach: (c) => (ctx = c) };
+}
+
+/** The address this server listens on, as a URL other nodes can use (a wildcard host → loopback). */
+function listeningUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("the server is not listening on TCP");
+  const host = address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
 }
 
 /** PostgreSQL: other processes (the CLI) announce their writes with NOTIFY; see src/caches. */

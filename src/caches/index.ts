@@ -35,7 +35,12 @@ export class Caches {
   readonly maxMessageIds = new MaxMessageIdCache();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.ownProfiles, this.presence, this.maxMessageIds];
-  readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
+  readonly writeWatcher = new CacheWriteWatcher(
+    (change) => this.apply(change),
+    (change) => this.committedWrite?.(change),
+  );
+  /** Set on a node of a cluster: tells the other nodes of this process's committed writes. */
+  committedWrite: ((change: Change) => void) | undefined;
   private external: ExternalWrites | undefined;
 
   /** Flushes what each event may have changed (event-invalidation.ts). */

@@ -35,7 +35,11 @@ export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
   private openTransactions = 0;
   private uncommitted: Change[] = [];
 
-  constructor(private readonly apply: (change: Change) => void) {}
+  constructor(
+    private readonly apply: (change: Change) => void,
+    /** Called once a write is committed (other nodes are told then). */
+    private readonly committed: (change: Change) => void = () => undefined,
+  ) {}
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const change = changeOfWrite(args.node);
@@ -60,12 +64,18 @@ export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
   ended(): void {
     this.openTransactions--;
     for (const change of this.uncommitted) this.apply(change);
-    if (this.openTransactions === 0) this.uncommitted = [];
+    if (this.openTransactions === 0) {
+      for (const change of this.uncommitted) this.committed(change);
+      this.uncommitted = [];
+    }
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const change = this.pending.get(args.queryId);
-    if (change) this.apply(change);
+    if (change) {
+      this.apply(change);
+      if (this.openTransactions === 0) this.committed(change);
+    }
     return args.result;
   }
 }

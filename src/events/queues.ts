@@ -212,7 +212,13 @@ export class QueueManager {
   private readonly shapeKey: (queue: EventQueue, event: ChatEvent) => string | null;
 
   constructor(
-    private readonly deps: { config: QueueLimitsConfig; events: EventPublisher; now: () => number },
+    private readonly deps: {
+      config: QueueLimitsConfig;
+      events: EventPublisher;
+      now: () => number;
+      /** Starts every queue id (a cluster node's id: any node can tell where a queue lives). */
+      queueIdPrefix?: string;
+    },
     private readonly shape: EventShaper = shapeEventForQueue,
     store?: EventQueueStore,
   ) {
@@ -249,7 +255,7 @@ export class QueueManager {
     own.sort((a, b) => a.lastConnectionTime - b.lastConnectionTime);
     for (const old of own.slice(0, Math.max(0, own.length - eventQueuesPerUser + 1))) this.drop(old);
     const lifespanSeconds = Math.min(opts.lifespanSeconds, eventQueueMaxLifespanSeconds);
-    const queue = new EventQueue(randomUUID(), { ...opts, lifespanSeconds }, this.deps.now());
+    const queue = new EventQueue(`${this.deps.queueIdPrefix ?? ""}${randomUUID()}`, { ...opts, lifespanSeconds }, this.deps.now());
     this.store.add(queue);
     return queue;
   }
@@ -326,6 +332,11 @@ export class QueueManager {
     let shaped = copies!.get(key);
     if (shaped === undefined) copies!.set(key, (shaped = this.shape(q, event)));
     return shaped;
+  }
+
+  /** Drops every queue (events may have been missed): each client re-registers. */
+  dropAll(): void {
+    for (const q of [...this.store.all()]) this.drop(q);
   }
 
   /** Removes idle queues past their lifespan. */

@@ -28,7 +28,7 @@ export function successBody(req: ApiRequest, data: ViewResult): Record<string, u
   return body;
 }
 
-const SUCCESS_HEAD = '{"result":"success","msg":"",';
+export const SUCCESS_HEAD = '{"result":"success","msg":"",';
 const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
 
 /** The success envelope as JSON; pre-serialized fields are spliced in, not parsed again. */

@@ -12,6 +12,7 @@ import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
+import { answerFromQueueNode } from "./events-forward.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -100,6 +101,8 @@ async function allocateQueue(req: AuthedRequest, o: Omit<QueueOptions, "userId" 
 
 /** GET /api/v1/events */
 async function getEvents(req: AuthedRequest): Promise<ViewResult> {
+  const elsewhere = await answerFromQueueNode(req);
+  if (elsewhere) return elsewhere;
   const params = parseParams(req, {
     last_event_id: p.int().optional(),
     queue_id: p.str().optional(),
@@ -151,6 +154,8 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
 
 /** DELETE /api/v1/events */
 async function deleteQueue(req: AuthedRequest): Promise<ViewResult> {
+  const elsewhere = await answerFromQueueNode(req);
+  if (elsewhere) return elsewhere;
   const { queue_id } = parseParams(req, { queue_id: p.str() });
   req.ctx.eventQueues.delete(req.user.id, queue_id);
   return {};

@@ -1,0 +1,157 @@
+/**
+ * A cluster as operators run it: several `parley serve` processes on one PostgreSQL
+ * database and one Redis (a key prefix of its own), behind HAProxy balancing round-robin
+ * with no session affinity. Needs TEST_DATABASE_URL, TEST_REDIS_URL and haproxy on PATH.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { CLI, ROOT, cliEnv, ensureBuilt, runCli } from "../cli/run-cli.js";
+import { createTestDb, type TestDb } from "./db.js";
+
+export const clusterConfigured = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
+
+export interface Node {
+  port: number;
+  url: string;
+  process: ChildProcess;
+  log: () => string;
+}
+
+export interface Cluster {
+  nodes: Node[];
+  /** The proxy's URL: successive requests land on successive nodes. */
+  proxyUrl: string;
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  owner: { email: string; api_key: string; user_id: number };
+  stop(): Promise<void>;
+  /** Starts one more node (after a kill). */
+  startNode(): Promise<Node>;
+}
+
+export async function startCluster(nodeCount: number, extraEnv: Record<string, string> = {}): Promise<Cluster> {
+  await ensureBuilt();
+  const haproxy = spawnSync("haproxy", ["-v"], { encoding: "utf8" });
+  if (haproxy.status !== 0) throw new Error("haproxy is not installed (apt-get install haproxy); the cluster tests need a real proxy");
+  const testDb: TestDb = await createTestDb();
+  await testDb.db.destroy();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-cluster-"));
+  const env = cliEnv({
+    DATABASE_URL: testDb.url,
+    REDIS_URL: process.env.TEST_REDIS_URL,
+    PARLEY_REDIS_PREFIX: `parley-test-${crypto.randomBytes(4).toString("hex")}:`,
+    PARLEY_DATA_DIR: dataDir,
+    PARLEY_EXTERNAL_HOST: "chat.test",
+    ...extraEnv,
+  });
+  const created = await runCli(["create-realm", "--name", "Cluster Org", "--owner-email", "owner@chat.test", "--owner-name", "Owner", "--json"], env);
+  if (created.code !== 0) throw new Error(`create-realm failed: ${created.stderr}`);
+  const owner = JSON.parse(created.stdout) as Cluster["owner"];
+  const nodes: Node[] = [];
+  const startNode = async () => {
+    const node = await startNodeProcess(env);
+    nodes.push(node);
+    return node;
+  };
+  for (let i = 0; i < nodeCount; i++) await startNode();
+  const proxy = await startProxy(nodes.map((n) => n.port), dataDir);
+  return {
+    nodes,
+    proxyUrl: proxy.url,
+    env,
+    dataDir,
+    owner,
+    startNode,
+    stop: async () => {
+      proxy.process.kill("SIGTERM");
+      await Promise.all(nodes.map((n) => stopProcess(n.process)));
+      await dropDatabase(testDb);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropDatabase(testDb: TestDb): Promise<void> {
+  await testDb.drop().catch(() => undefined);
+}
+
+function startNodeProcess(env: NodeJS.ProcessEnv): Promise<Node> {
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env, cwd: ROOT });
+  let log = "";
+  child.stdout!.setEncoding("utf8");
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (c: string) => (log += c));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node did not start: ${log}`)), 60_000);
+    child.once("exit", (code) => reject(new Error(`node exited with ${code}: ${log}`)));
+    child.stdout!.on("data", (chunk: string) => {
+      log += chunk;
+      const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+      // Joined: its queues can be found from the other nodes.
+      if (listening && /Cluster: node \w+ joined/.test(log)) {
+        clearTimeout(timer);
+        const port = Number(listening[1]);
+        resolve({ port, url: `http://127.0.0.1:${port}`, process: child, log: () => log });
+      }
+    });
+  });
+}
+
+async function startProxy(ports: number[], dir: string): Promise<{ url: string; process: ChildProcess }> {
+  const port = await freePort();
+  const config = [
+    "defaults",
+    "  mode http",
+    "  timeout connect 2s",
+    "  timeout client 90s",
+    "  timeout server 90s",
+    "frontend parley",
+    `  bind 127.0.0.1:${port}`,
+    "  default_backend nodes",
+    "backend nodes",
+    "  balance roundrobin",
+    // One request per connection to the nodes, so successive requests really move between them.
+    "  option http-server-close",
+    ...ports.map((p, i) => `  server node${i} 127.0.0.1:${p}`),
+  ].join("\n");
+  const file = path.join(dir, "haproxy.cfg");
+  fs.writeFileSync(file, `${config}\n`);
+  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
+  for (let i = 0; i < 100; i++) {
+    if (await canConnect(port)) return { url: `http://127.0.0.1:${port}`, process: child };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("haproxy did not start");
+}
+
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill(signal);
+  await exited;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+}
