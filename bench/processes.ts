@@ -31,10 +31,11 @@ export async function startBare(): Promise<Server> {
   return serverOf(child, port);
 }
 
-export async function startParley(dataDir: string, databaseUrl: string | undefined): Promise<Server> {
+/** `env` adds to (or, for the mixed load, replaces) PARLEY_BENCH_ENV. */
+export async function startParley(dataDir: string, databaseUrl: string | undefined, env_: Record<string, string> = PARLEY_BENCH_ENV): Promise<Server> {
   const port = await freePort();
-  const log = fs.openSync(path.join(dataDir, "server.log"), "a");
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, ...PARLEY_BENCH_ENV };
+  const log = fs.openSync(path.join(dataDir, `server-${port}.log`), "a");
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, ...env_ };
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
@@ -66,7 +67,7 @@ function serverOf(child: ChildProcess, port: number): Server {
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const srv = net.createServer().listen(0, "127.0.0.1", () => {
       const { port } = srv.address() as net.AddressInfo;

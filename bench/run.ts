@@ -1,9 +1,10 @@
 /**
- * npm run bench [-- --only <substring>[,…]] [-- --list]: every row of issue 14's table
+ * npm run bench [-- --only <substring>[,…]] [-- --list] [-- --mix]: every row of issue 14's table
  * against Parley in a child process, each throughput row right after a bare Fastify
  * baseline of the same request shape (bench/bare-server.ts), on SQLite or, with
  * BENCH_DATABASE_URL, PostgreSQL. Prints a markdown table and writes
- * bench/results/latest-<engine>.json (partial-<engine>.json for --only runs).
+ * bench/results/latest-<engine>.json (partial-<engine>.json for --only runs). --mix runs
+ * the mixed load of several nodes instead (bench/mix/run.ts).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -19,6 +20,7 @@ import { PARLEY_BENCH_ENV, startBare, startParley, type Server } from "./process
 import { machine, markdownReport, outcomeOf, writeJson, type RowOutcome } from "./report.js";
 import { rowKey, sizeLabel, type PhaseEnv, type Row, type RowResult, type Shape } from "./row.js";
 import { ALL_ROWS } from "./rows/index.js";
+import { runMix } from "./mix/run.js";
 import { SEND_BODY } from "./rows/messages-setup.js";
 import { createBenchRealm, growRealm, userCount, type BenchRealm } from "./seed.js";
 import { CONNECTIONS, DATABASE_URL, ENGINE, SECONDS } from "./settings.js";
@@ -93,6 +95,7 @@ async function engineVersion(ctx: AppContext): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--mix")) return runMix();
   const unknownGoals = Object.keys(GOALS).filter((key) => !ALL_ROWS.some((r) => rowKey(r) === key));
   if (unknownGoals.length > 0) throw new Error(`goals for rows that do not exist: ${unknownGoals.join("; ")}`);
   const { rows, partial, list } = selectedRows(process.argv.slice(2));

@@ -3,7 +3,7 @@
  * prefix of its own: the shared rate limiter and the event stream between nodes.
  */
 import crypto from "node:crypto";
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisEventBus } from "../../src/cluster/redis-bus.js";
 import { RedisRateLimiter } from "../../src/cluster/redis-rate-limiter.js";
@@ -12,7 +12,7 @@ import type { PublishedEvent } from "../../src/events/publisher.js";
 
 const url = process.env.TEST_REDIS_URL;
 const connections: Redis[] = [];
-const connect = (opts: ConstructorParameters<typeof Redis>[1] = {}) => {
+const connect = (opts: RedisOptions = {}) => {
   const c = new Redis(url!, { maxRetriesPerRequest: null, ...opts });
   connections.push(c);
   return c;
