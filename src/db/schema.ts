@@ -468,6 +468,17 @@ export interface DB {
   login_lockout_clears: LoginLockoutClearTable;
   attachments: AttachmentTable;
   attachment_messages: AttachmentMessageTable;
+  stored_files: StoredFileTable;
+}
+
+/** Migration 0013: a stored file's bytes (PARLEY_FILE_STORAGE=database); see src/storage. */
+export interface StoredFileTable {
+  id: Id;
+  realm_id: number;
+  area: string;
+  name: string;
+  size: number;
+  data: Buffer;
 }
 
 /** Migration 0011: uploaded files and the messages that link them. */

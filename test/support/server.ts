@@ -38,6 +38,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const testDb: TestDb = await createTestDb();
   // Rate limits are off unless a test turns them on: suites send many requests as one user.
   // Files the server writes (the mail outbox) go to a folder of this test server's own.
+  // Uploaded files go where a server on that database keeps them by default: the data
+  // folder on SQLite, the database on PostgreSQL (loadConfig sees no DATABASE_URL here).
   const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
   const config: Config = {
     ...loadConfig({}),
@@ -46,6 +48,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     rateLimitPerMinute: 0,
     loginAttemptsPer30Minutes: 0,
     eventQueueCreationsPerMinute: 0,
+    fileStorage: testDb.url ? "database" : "folder",
     ...overrides,
   };
   const ctx = contextFor(config, testDb.db);
