@@ -22,6 +22,8 @@ export interface TestServer {
   app: FastifyInstance;
   ctx: AppContext;
   db: AppContext["db"];
+  /** The PostgreSQL URL of this server's database (a second app may open it); undefined on SQLite. */
+  databaseUrl: string | undefined;
   realm: SeededRealm;
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
@@ -62,6 +64,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     app,
     ctx,
     db: ctx.db,
+    databaseUrl: testDb.url,
     realm,
     other,
     api,
