@@ -23,7 +23,7 @@ export interface TestServer {
   ctx: AppContext;
   db: AppContext["db"];
   /** The PostgreSQL URL of this server's database (a second app may open it); undefined on SQLite. */
-  databaseUrl: string | undefined;
+  databaseUrl?: string;
   realm: SeededRealm;
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
