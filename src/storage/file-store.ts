@@ -33,5 +33,6 @@ export interface FileStore {
 }
 
 export function fileStore(ctx: { config: { fileStorage: FileStorageKind; dataDir: string }; db: Db }): FileStore {
-  return ctx.config.fileStorage === "database" ? new DatabaseFileStore(ctx.db) : new FolderFileStore(ctx.config.dataDir);
+  const folder = new FolderFileStore(ctx.config.dataDir);
+  return ctx.config.fileStorage === "database" ? new DatabaseFileStore(ctx.db, folder) : folder;
 }

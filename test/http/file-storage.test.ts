@@ -18,6 +18,7 @@ import { openDb } from "../../src/db/connect.js";
 import type { User } from "../../src/db/schema.js";
 import { contextFor } from "../../src/server.js";
 import { fileStore } from "../../src/storage/file-store.js";
+import { FolderFileStore } from "../../src/storage/folder-store.js";
 import { basicAuth, expectSuccess } from "../support/client.js";
 import { animatedGif, postFiles } from "../support/multipart.js";
 import { startTestServer, type TestServer } from "../support/server.js";
@@ -155,6 +156,28 @@ describe("both backends", () => {
       expect((await fetchAs(s.app, other.host, foreignEmoji.replace("/images/", "/images/still/").replace(/\.gif$/, ".png"))).statusCode).toBe(404);
       expect((await fetchAs(s.app, s.realm.host, emoji.source_url)).statusCode).toBe(200);
     }
+  });
+});
+
+describe("switching to the database", () => {
+  it("files the data folder held before are still served from there, and deleted there", async () => {
+    const s = servers.get("database")!;
+    const { member } = s.realm;
+    const realmId = s.realm.realm.id;
+    // As an earlier release stored it: {data}/uploads/{path_id}, and its row.
+    const pathId = `${realmId}/0a/earlier-upload-of-this-test/old.txt`;
+    await new FolderFileStore(s.ctx.config.dataDir).put(realmId, "attachments", pathId.slice(`${realmId}/`.length), Buffer.from("from before"));
+    expect(existsSync(join(s.ctx.config.dataDir, "uploads", pathId))).toBe(true);
+    const row = await s.db
+      .insertInto("attachments")
+      .values({ realm_id: realmId, owner_id: member.id, path_id: pathId, file_name: "old.txt", content_type: "text/plain", size: 11, create_time: 1 })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    const res = await fetchAs(s.app, s.realm.host, `/user_uploads/${pathId}`, member);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("from before");
+    expectSuccess(await s.api.delete(member, `/attachments/${row.id}`));
+    expect(existsSync(join(s.ctx.config.dataDir, "uploads", pathId))).toBe(false);
   });
 });
 
