@@ -11,10 +11,10 @@ import { ApiError } from "../errors.js";
 import { canReadAttachment } from "../lib/attachment-access.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { uploadResponseHeaders } from "../lib/upload-serving.js";
+import { temporaryUrlKey } from "../lib/temporary-url-key.js";
 import { attachmentStoredName, readTemporaryToken } from "../lib/uploads.js";
 import { fileStore } from "../storage/file-store.js";
 import { authenticate, requireCredentials } from "./auth.js";
-import { TEMPORARY_URL_KEY } from "./views/attachments.js";
 
 const notFound = () => new ApiError("File not found", { status: 404 });
 
@@ -28,7 +28,7 @@ async function sendFile(ctx: AppContext, reply: FastifyReply, attachment: Attach
 export function registerUploadPages(app: FastifyInstance, ctx: AppContext): void {
   app.get("/user_uploads/temporary/:token/:filename", async (request, reply) => {
     const { token } = request.params as { token: string };
-    const pathId = readTemporaryToken(TEMPORARY_URL_KEY, token, Math.floor(Date.now() / 1000));
+    const pathId = readTemporaryToken(await temporaryUrlKey(ctx.db), token, Math.floor(Date.now() / 1000));
     if (pathId === null) throw notFound();
     const realmId = Number(pathId.split("/")[0]);
     const attachment = await findAttachmentByPathId(ctx.db, realmId, pathId);

@@ -224,6 +224,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two app instances on one Postgr
     // Access checks are the same on the other instance: a user the file is not shared with is refused.
     expect((await fetchAs(instance("database").app, s.realm.host, url, s.realm.other)).statusCode).toBe(403);
     expect((await fetchAs(instance("folder").app, s.realm.host, url, s.realm.member)).statusCode).toBe(404);
+    // A temporary URL one instance hands out works on the other (the signing key is in the database).
+    const temporary = expectSuccess(await s.api.get(s.realm.member, url)).url as string;
+    const viaTemporary = await instance("database").app.inject({ method: "GET", url: temporary, headers: { host: s.realm.host } });
+    expect(viaTemporary.statusCode).toBe(200);
+    expect(viaTemporary.rawPayload.equals(BYTES)).toBe(true);
 
     const { attachments } = expectSuccess(await s.api.get(s.realm.member, "/attachments"));
     const id = (attachments as Array<{ id: number; path_id: string }>).find((a) => url.endsWith(a.path_id))!.id;

@@ -4,6 +4,8 @@
  * node of a cluster reads what any node stored. `area` is "attachments" or "emoji";
  * `name` is the file's place within its organization and area (src/storage). Every read
  * names the realm.
+ * upload_url_keys: the key that signs temporary file URLs, made once and shared by every
+ * node, so such a URL made on one node works on all of them.
  */
 import type { Kysely } from "kysely";
 import { bytesColumnType, withIdColumn } from "../dialect.js";
@@ -17,8 +19,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("data", bytesColumnType(db), (c) => c.notNull())
     .execute();
   await db.schema.createIndex("stored_files_realm_area_name").on("stored_files").columns(["realm_id", "area", "name"]).unique().execute();
+  await db.schema
+    .createTable("upload_url_keys")
+    .addColumn("id", "integer", (c) => c.primaryKey())
+    .addColumn("key", "text", (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable("upload_url_keys").execute();
   await db.schema.dropTable("stored_files").execute();
 }
