@@ -5,8 +5,8 @@ export async function insertStoredFile(db: Queryable, realmId: number, area: str
   await db.insertInto("stored_files").values({ realm_id: realmId, area, name, size: data.length, data }).execute();
 }
 
-export function findStoredFile(db: Queryable, realmId: number, area: string, name: string): Promise<{ data: Buffer; size: number } | undefined> {
-  return db.selectFrom("stored_files").select(["data", "size"]).where("realm_id", "=", realmId).where("area", "=", area).where("name", "=", name).executeTakeFirst();
+export function findStoredFile(db: Queryable, realmId: number, area: string, name: string): Promise<{ data: Buffer } | undefined> {
+  return db.selectFrom("stored_files").select("data").where("realm_id", "=", realmId).where("area", "=", area).where("name", "=", name).executeTakeFirst();
 }
 
 export async function storedFileExists(db: Queryable, realmId: number, area: string, name: string): Promise<boolean> {
