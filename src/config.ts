@@ -49,8 +49,19 @@ export interface Config {
   redisUrl: string | undefined;
   /** Starts every Redis key of this cluster (several clusters may share one Redis). */
   redisPrefix: string;
+  /** Where uploaded files and custom emoji images are kept (src/storage): the database (every node sees them) or {dataDir}/uploads/. */
+  fileStorage: FileStorageKind;
   /** The URL other nodes reach this one at (GET /events is forwarded to a queue's node); undefined: http://HOST:PORT as listening. */
   nodeUrl: string | undefined;
+}
+
+export type FileStorageKind = "database" | "folder";
+
+/** PARLEY_FILE_STORAGE, by default the database on PostgreSQL (shared by every node) and the data folder on SQLite (as before). */
+function fileStorageFromEnv(value: string | undefined, databaseUrl: string | undefined): FileStorageKind {
+  if (value === undefined || value === "") return databaseUrl ? "database" : "folder";
+  if (value === "database" || value === "folder") return value;
+  throw new ConfigError(`Invalid PARLEY_FILE_STORAGE: ${value} (expected database or folder)`);
 }
 
 /** A setting the server cannot work with; its message is one line meant for the operator. */
@@ -88,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.PARLEY_REDIS_PREFIX || "parley:",
     nodeUrl: env.PARLEY_NODE_URL || undefined,
+    fileStorage: fileStorageFromEnv(env.PARLEY_FILE_STORAGE, env.DATABASE_URL),
   };
 }
 

@@ -1,11 +1,9 @@
 /**
  * Uploaded files (upstream upload_message_attachment, do_claim_attachments,
- * do_delete_old_unclaimed_attachments' single-file form): storing a file under the data
- * folder, linking it to the messages that mention it, deleting it. The owner's clients
- * get `attachment` events.
+ * do_delete_old_unclaimed_attachments' single-file form): storing a file (src/storage: the
+ * data folder or the database), linking it to the messages that mention it, deleting it.
+ * The owner's clients get `attachment` events.
  */
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
 import type { AppContext } from "../context.js";
 import type { Attachment, Realm, User } from "../db/schema.js";
 import { withTransaction, type Tx } from "../db/tx.js";
@@ -19,16 +17,26 @@ import {
   uploadSpaceUsed,
 } from "../db/queries/attachments.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { linkedPathIds, newPathId, sanitizeFileName, storagePath, type UploadedFile } from "../lib/uploads.js";
+import { linkedPathIds, newPathId, sanitizeFileName, attachmentStoredName, type UploadedFile } from "../lib/uploads.js";
 import { canReadAttachment } from "../lib/attachment-access.js";
 import { apiAttachment } from "../lib/attachment-record.js";
+import { fileStore } from "../storage/file-store.js";
 
-/** Writes the file, then records it; returns the stored row. */
+/** Stores the file, then records it (a failed insert removes the file again); returns the stored row. */
 export async function doUploadFile(ctx: AppContext, realm: Realm, user: User, file: UploadedFile): Promise<Attachment> {
   const pathId = newPathId(realm.id, file.filename);
-  const target = storagePath(ctx.config.dataDir, pathId)!;
-  await mkdir(path.dirname(target), { recursive: true });
-  await writeFile(target, file.data, { flag: "wx" });
+  const name = attachmentStoredName(realm.id, pathId)!;
+  const store = fileStore(ctx);
+  await store.put(realm.id, "attachments", name, file.data);
+  try {
+    return await recordUpload(ctx, realm, user, file, pathId);
+  } catch (err) {
+    await store.delete(realm.id, "attachments", [name]);
+    throw err;
+  }
+}
+
+function recordUpload(ctx: AppContext, realm: Realm, user: User, file: UploadedFile, pathId: string): Promise<Attachment> {
   return withTransaction(ctx.db, async (tx) => {
     const row = await insertAttachment(tx, {
       realm_id: realm.id,
@@ -61,14 +69,18 @@ export async function claimAttachments(tx: Tx, realmId: number, sender: User, me
   return true;
 }
 
-/** Deletes the file and its record; messages keep their (now dead) links, as upstream. */
+/**
+ * Deletes the record, then the stored bytes; messages keep their (now dead) links, as
+ * upstream. A crash between the two leaves bytes no row names (unreachable, as no route
+ * serves a file without its row).
+ */
 export async function doDeleteAttachment(ctx: AppContext, realm: Realm, user: User, attachment: Attachment): Promise<void> {
   await withTransaction(ctx.db, async (tx) => {
     await deleteAttachmentRow(tx, realm.id, attachment.id);
     await sendAttachmentEvent(tx, ctx, realm, user, "remove", { id: attachment.id });
   });
-  const target = storagePath(ctx.config.dataDir, attachment.path_id);
-  if (target) await rm(path.dirname(target), { recursive: true, force: true });
+  const name = attachmentStoredName(realm.id, attachment.path_id);
+  if (name) await fileStore(ctx).delete(realm.id, "attachments", [name]);
 }
 
 export async function listAttachments(ctx: AppContext, realm: Realm, user: User) {

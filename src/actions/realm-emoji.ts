@@ -3,8 +3,10 @@
  * the full realm_emoji map to every active user.
  *
  * Uploading checks in upstream's order. The image is decoded and resized before the
- * transaction and written to the data folder, then the row is inserted; a failed insert
- * removes the files again.
+ * transaction and stored (src/storage: the data folder or the database), then the row is
+ * inserted; a failed insert removes the files again. Deactivating an emoji keeps its files:
+ * messages, reactions and statuses that use it still show it (the file routes serve
+ * deactivated emoji too), as upstream.
  */
 import type { AppContext } from "../context.js";
 import { ApiError, ResourceNotFoundError } from "../errors.js";
@@ -20,7 +22,8 @@ import { groupIdsContainingUser } from "../db/queries/user-groups.js";
 import { checkValidEmojiName } from "../lib/emoji-validation.js";
 import { emojiByName } from "../lib/emoji.js";
 import { processEmojiImage } from "../lib/emoji-image.js";
-import { newEmojiFileName, writeEmojiFiles } from "../lib/emoji-files.js";
+import { emojiStoredName, newEmojiFileName } from "../lib/emoji-files.js";
+import { fileStore, type FileStore } from "../storage/file-store.js";
 import { holdsSetting } from "../lib/user-groups.js";
 
 /** Deactivates a custom emoji (reactions and statuses using it stay). Administrators, or its author. */
@@ -60,7 +63,8 @@ export async function doUploadRealmEmoji(ctx: AppContext, realm: Realm, actor: U
   }
   const image = await processEmojiImage(files[0]);
   const fileName = newEmojiFileName(image.ext);
-  const removeFiles = await writeEmojiFiles(ctx.config.dataDir, realm.id, fileName, image.data, image.still);
+  const store = fileStore(ctx);
+  const removeFiles = await storeEmojiFiles(store, realm.id, fileName, image.data, image.still);
   try {
     await withTransaction(ctx.db, async (tx) => {
       try {
@@ -74,4 +78,21 @@ export async function doUploadRealmEmoji(ctx: AppContext, realm: Realm, actor: U
     await removeFiles();
     throw err;
   }
+}
+
+/** Stores the image (and its still); returns a function that removes both again. */
+async function storeEmojiFiles(store: FileStore, realmId: number, fileName: string, data: Buffer, still: Buffer | null): Promise<() => Promise<void>> {
+  const names = [emojiStoredName(fileName, false)];
+  const remove = () => store.delete(realmId, "emoji", names);
+  try {
+    await store.put(realmId, "emoji", names[0], data);
+    if (still) {
+      names.push(emojiStoredName(fileName, true));
+      await store.put(realmId, "emoji", names[1], still);
+    }
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return remove;
 }

@@ -66,3 +66,8 @@ export function integerRows(db: Kysely<any>, width: number, rows: ReadonlyArray<
   }
   return sql`select ${sql.raw(cols.map((i) => `value ->> ${i}`).join(", "))} from json_each(${JSON.stringify(rows)})`;
 }
+
+/** The column type of raw bytes: bytea on PostgreSQL, blob on SQLite (both read back as Buffer). */
+export function bytesColumnType(db: Kysely<any>): "bytea" | "blob" {
+  return dialectOf(db) === "postgres" ? "bytea" : "blob";
+}

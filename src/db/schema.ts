@@ -468,6 +468,25 @@ export interface DB {
   login_lockout_clears: LoginLockoutClearTable;
   attachments: AttachmentTable;
   attachment_messages: AttachmentMessageTable;
+  stored_files: StoredFileTable;
+  upload_url_keys: UploadUrlKeyTable;
+}
+
+/** Migration 0013: a stored file's bytes (PARLEY_FILE_STORAGE=database); see src/storage. */
+export interface StoredFileTable {
+  id: Id;
+  realm_id: number;
+  area: string;
+  name: string;
+  size: number;
+  data: Buffer;
+}
+
+/** Migration 0013: the key signing temporary file URLs (one row, id 1), shared by every node. */
+export interface UploadUrlKeyTable {
+  id: number;
+  /** 32 random bytes, base64. */
+  key: string;
 }
 
 /** Migration 0011: uploaded files and the messages that link them. */

@@ -3,14 +3,14 @@
  * GET /user_avatars/{realm_id}/emoji/images/{file} and …/images/still/{file}. No
  * credentials, as upstream serves them as static files; only files a realm_emoji row of
  * that organization names (deactivated ones too: old messages still show them), so no
- * request reaches any other path of the data folder.
+ * request reaches any other file (src/storage: the data folder or the database).
  */
-import { readFile } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { findRealmEmojiByFileName } from "../db/queries/realm-emoji.js";
-import { CONTENT_TYPES, emojiFilePath, isStoredEmojiFileName } from "../lib/emoji-files.js";
+import { CONTENT_TYPES, emojiStoredName, isStoredEmojiFileName } from "../lib/emoji-files.js";
+import { fileStore } from "../storage/file-store.js";
 import { sendApiError } from "./error-handler.js";
 
 /** Stored file names are random and never reused, so a file never changes. */
@@ -32,17 +32,13 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, 
   const candidates = still ? ANIMATED_EXTENSIONS.map((ext) => `${base}.${ext}`) : [file];
   const emoji = await findRealmEmojiByFileName(ctx.db, realmId, candidates, still);
   if (!emoji) return notFound();
-  let data: Buffer;
-  try {
-    data = await readFile(emojiFilePath(ctx.config.dataDir, realmId, emoji.file_name, still));
-  } catch {
-    return notFound();
-  }
+  const stored = await fileStore(ctx).get(realmId, "emoji", emojiStoredName(emoji.file_name, still));
+  if (!stored) return notFound();
   const ext = still ? "png" : file.slice(file.lastIndexOf(".") + 1);
   return reply
     .code(200)
     .header("content-type", CONTENT_TYPES[ext])
     .header("cache-control", CACHE_CONTROL)
     .header("x-content-type-options", "nosniff")
-    .send(data);
+    .send(stored.data);
 }

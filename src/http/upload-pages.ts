@@ -3,7 +3,6 @@
  * (HTTP Basic credentials, as upstream accepts API authentication there) and the
  * credential-free temporary URLs that GET /api/v1/user_uploads/... hands out.
  */
-import { readFile } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../context.js";
 import type { Attachment } from "../db/schema.js";
@@ -12,28 +11,24 @@ import { ApiError } from "../errors.js";
 import { canReadAttachment } from "../lib/attachment-access.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { uploadResponseHeaders } from "../lib/upload-serving.js";
-import { readTemporaryToken, storagePath } from "../lib/uploads.js";
+import { temporaryUrlKey } from "../lib/temporary-url-key.js";
+import { attachmentStoredName, readTemporaryToken } from "../lib/uploads.js";
+import { fileStore } from "../storage/file-store.js";
 import { authenticate, requireCredentials } from "./auth.js";
-import { TEMPORARY_URL_KEY } from "./views/attachments.js";
 
 const notFound = () => new ApiError("File not found", { status: 404 });
 
 async function sendFile(ctx: AppContext, reply: FastifyReply, attachment: Attachment) {
-  const file = storagePath(ctx.config.dataDir, attachment.path_id);
-  if (!file) throw notFound();
-  let data: Buffer;
-  try {
-    data = await readFile(file);
-  } catch {
-    throw notFound();
-  }
-  return reply.code(200).headers(uploadResponseHeaders(attachment.content_type, attachment.file_name)).send(data);
+  const name = attachmentStoredName(attachment.realm_id, attachment.path_id);
+  const stored = name === null ? null : await fileStore(ctx).get(attachment.realm_id, "attachments", name);
+  if (!stored) throw notFound();
+  return reply.code(200).headers(uploadResponseHeaders(attachment.content_type, attachment.file_name)).send(stored.data);
 }
 
 export function registerUploadPages(app: FastifyInstance, ctx: AppContext): void {
   app.get("/user_uploads/temporary/:token/:filename", async (request, reply) => {
     const { token } = request.params as { token: string };
-    const pathId = readTemporaryToken(TEMPORARY_URL_KEY, token, Math.floor(Date.now() / 1000));
+    const pathId = readTemporaryToken(await temporaryUrlKey(ctx.db), token, Math.floor(Date.now() / 1000));
     if (pathId === null) throw notFound();
     const realmId = Number(pathId.split("/")[0]);
     const attachment = await findAttachmentByPathId(ctx.db, realmId, pathId);

@@ -1,11 +1,11 @@
 /**
- * Uploaded files as upstream stores them locally: a path id
+ * Uploaded files as upstream names them: a path id
  * "{realm_id}/{two hex digits}/{24 random characters}/{sanitized name}" that is both the
- * file's place under {dataDir}/uploads/ and, after /user_uploads/, its URL. Temporary
+ * file's name in the file store (src/storage; in the data folder, its place under
+ * {dataDir}/uploads/) and, after /user_uploads/, its URL. Temporary
  * URLs carry a signed, expiring token so a file can be fetched without credentials.
  */
 import crypto from "node:crypto";
-import path from "node:path";
 
 export const UPLOAD_URL_PREFIX = "/user_uploads/";
 /** Upstream's lifetime of a temporary file URL. */
@@ -28,11 +28,10 @@ export function newPathId(realmId: number, fileName: string): string {
   return [String(realmId), bucket, crypto.randomBytes(18).toString("base64url"), sanitizeFileName(fileName)].join("/");
 }
 
-/** The file's place on disk; path ids are generated here, but a request's path is checked anyway. */
-export function storagePath(dataDir: string, pathId: string): string | null {
-  const root = path.resolve(dataDir, "uploads");
-  const full = path.resolve(root, pathId);
-  return full.startsWith(root + path.sep) ? full : null;
+/** The file's name in the file store's "attachments" area of its organization (src/storage): the path id without "{realm_id}/". */
+export function attachmentStoredName(realmId: number, pathId: string): string | null {
+  const prefix = `${realmId}/`;
+  return pathId.startsWith(prefix) && pathId.length > prefix.length ? pathId.slice(prefix.length) : null;
 }
 
 const UPLOAD_LINK = /\/user_uploads\/(\d+\/[0-9a-f]{1,2}\/[A-Za-z0-9_-]+\/[^\s)"'<>?#]+)/g;

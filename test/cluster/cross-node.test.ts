@@ -1,13 +1,17 @@
 /**
  * Three Parley nodes on one PostgreSQL and one Redis behind a round-robin proxy: events
  * reach a queue whatever node sent them and whatever node a poll lands on, once and in
- * order; presence, typing, rate limits and deactivations are seen on every node; a
- * scheduled message is sent once; a killed node's queues are reported gone.
+ * order; presence, typing, rate limits and deactivations are seen on every node; uploaded
+ * files and custom emoji are served by every node; a scheduled message is sent once; a killed node's queues are reported gone.
  * Runs with TEST_DATABASE_URL and TEST_REDIS_URL (CI's PostgreSQL pass sets both).
  */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../cli/run-cli.js";
 import { clusterConfigured, startCluster, stopProcess, type Cluster } from "../support/cluster.js";
+import { pngImage } from "../support/multipart.js";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -152,6 +156,43 @@ describe.skipIf(!clusterConfigured)("three nodes behind a round-robin proxy", ()
       }
       expect(status).toBe(401);
     }
+  });
+
+  it("serves an uploaded file and a custom emoji through every node, whichever node stored them", async () => {
+    const [a, b, c] = cluster.nodes;
+    const authorization = `Basic ${Buffer.from(`${member.email}:${member.api_key}`).toString("base64")}`;
+    const post = async (base: string, path: string, field: string, name: string, type: string, data: Buffer) => {
+      const form = new FormData();
+      form.append(field, new Blob([new Uint8Array(data)], { type }), name);
+      const res = await fetch(`${base}/api/v1${path}`, { method: "POST", headers: { authorization }, body: form });
+      const body = (await res.json()) as Body;
+      expect(body.result, JSON.stringify(body)).toBe("success");
+      return body;
+    };
+    const content = crypto.randomBytes(200_000);
+    const { url } = await post(a.url, "/user_uploads", "file", "shared.bin", "application/octet-stream", content);
+    for (const node of [b, c]) {
+      const res = await fetch(`${node.url}${url}`, { headers: { authorization } });
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(content)).toBe(true);
+    }
+    // A temporary URL made on one node works on the others (through the proxy, any node).
+    const temporary = (await ok(b.url, member, "GET", url as string)).url as string;
+    for (const node of [a, c]) {
+      const res = await fetch(`${node.url}${temporary}`);
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(content)).toBe(true);
+    }
+
+    await post(a.url, "/realm/emoji/cluster_wide", "f1", "e.png", "image/png", await pngImage());
+    const emoji = Object.values((await ok(b.url, member, "GET", "/realm/emoji")).emoji as Record<string, Body>).find((e) => e.name === "cluster_wide")!;
+    for (const node of [b, c]) {
+      const res = await fetch(`${node.url}${emoji.source_url}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/png");
+    }
+    // Not through a shared folder (the nodes of this harness share one): the files are in the database.
+    expect(fs.existsSync(path.join(cluster.dataDir, "uploads"))).toBe(false);
   });
 
   it("reports the queues of a killed node as gone, never as an empty wait", async () => {

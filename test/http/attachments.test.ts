@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { storedAttachmentBytes } from "../support/stored-files.js";
 import { basicAuth, expectError, expectSuccess, injectChecked } from "../support/client.js";
 import { makeChannel, sendChannelMessage } from "../support/messages.js";
 import type { User } from "../../src/db/schema.js";
@@ -51,15 +52,17 @@ const fetchFile = (user: User | null, url: string) =>
 const attachmentCount = async () => Number((await s.db.selectFrom("attachments").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
 
 describe("POST /user_uploads", () => {
-  it("stores the file under the data folder and answers uri, url and the sanitized filename; an attachment event to the uploader", async () => {
+  it("stores the file (under the data folder, or in the database on PostgreSQL) and answers uri, url and the sanitized filename; an attachment event to the uploader", async () => {
     const { member } = s.realm;
     const data = Buffer.from("hello, file");
     const body = expectSuccess(await upload(member, [{ field: "file", name: "my report (final)!.txt", type: "text/plain", data }]));
     expect(body.filename).toBe("my-report-final.txt");
     expect(body.uri).toBe(body.url);
     expect(body.url).toMatch(new RegExp(`^/user_uploads/${member.realm_id}/[0-9a-f]{1,2}/[A-Za-z0-9_-]{24}/my-report-final\\.txt$`));
+    expect(await storedAttachmentBytes(s.ctx, body.url.slice("/user_uploads/".length))).toEqual(data);
+    // In the data folder, where earlier releases put it: {data}/uploads/{path_id}.
     const onDisk = join(s.ctx.config.dataDir, "uploads", body.url.slice("/user_uploads/".length));
-    expect(readFileSync(onDisk)).toEqual(data);
+    expect(existsSync(onDisk) ? readFileSync(onDisk) : null).toEqual(s.ctx.config.fileStorage === "folder" ? data : null);
     expect(published).toHaveLength(1);
     expect(published[0].userIds).toEqual([member.id]);
     expect(published[0].event).toMatchObject({ type: "attachment", op: "add", attachment: { name: "my-report-final.txt", size: data.length, messages: [] } });
@@ -167,6 +170,7 @@ describe("GET /attachments and DELETE /attachments/{id}", () => {
     expectSuccess(await s.api.delete(owner, `/attachments/${entry.id}`));
     expect(published.map((p) => p.event)).toEqual([{ type: "attachment", op: "remove", attachment: { id: entry.id }, upload_space_used: expect.any(Number) }]);
     expect((await fetchFile(owner, url)).statusCode).toBe(404);
+    expect(await storedAttachmentBytes(s.ctx, url.slice("/user_uploads/".length))).toBeNull();
     expect(existsSync(join(s.ctx.config.dataDir, "uploads", url.slice("/user_uploads/".length)))).toBe(false);
   });
 

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectError, expectSuccess } from "../support/client.js";
 import type { PublishedEvent } from "../../src/events/publisher.js";
-import { readdirSync } from "node:fs";
 import sharp from "sharp";
-import { emojiFolder } from "../../src/lib/emoji-files.js";
+import { storedFileNames } from "../support/stored-files.js";
 import { isUniqueViolation } from "../../src/db/queries/realm-emoji.js";
 import { snapshotDb } from "../support/fuzz.js";
 import { animatedGif, pngImage, postFiles, type UploadFile } from "../support/multipart.js";
@@ -91,13 +90,7 @@ async function uploaded(name: string) {
   return { row, record: list[String(row.id)] };
 }
 
-function storedFiles(): string[] {
-  try {
-    return readdirSync(emojiFolder(s.ctx.config.dataDir, s.realm.realm.id), { recursive: true }).map(String).sort();
-  } catch {
-    return [];
-  }
-}
+const storedFiles = () => storedFileNames(s.ctx, s.realm.realm.id, "emoji");
 
 const fetchFile = (url: string) => s.app.inject({ method: "GET", url, headers: { host: s.realm.host } });
 
@@ -166,7 +159,7 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     expectSuccess(await postFiles(s, s.realm.member, "/realm/emoji/taken", [file(png)]));
     published = [];
     const before = await snapshotDb(s.db);
-    const filesBefore = storedFiles();
+    const filesBefore = await storedFiles();
     const { member } = s.realm;
     const tiff = await sharp({ create: { width: 10, height: 10, channels: 3, background: "#0a0" } }).tiff().toBuffer();
     const cases: Array<[string, UploadFile[], string, { code?: string }?]> = [
@@ -196,19 +189,19 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     // Guests are refused before anything else (upstream require_member_or_admin).
     expectError(await postFiles(s, s.realm.guest, "/realm/emoji/My_Emoji", [file(png)]), "Not allowed for guest users");
     expect(await snapshotDb(s.db)).toEqual(before);
-    expect(storedFiles()).toEqual(filesBefore);
+    expect(await storedFiles()).toEqual(filesBefore);
     expect(published).toEqual([]);
   });
 
   it("two simultaneous uploads of one name: one wins, the other is refused and leaves no file behind", async () => {
     const png = await pngImage();
-    const filesBefore = storedFiles();
+    const filesBefore = await storedFiles();
     const results = await Promise.all([1, 2].map(() => postFiles(s, s.realm.member, "/realm/emoji/racing", [file(png)])));
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([200, 400]);
     expectError(results.find((r) => r.statusCode === 400)!, "A custom emoji with this name already exists.");
     const { row } = await uploaded("racing");
-    expect(storedFiles()).toEqual([...filesBefore, row.file_name].sort());
+    expect(await storedFiles()).toEqual([...filesBefore, row.file_name].sort());
   });
 
   it("the database holds one active emoji per name in an organization (the race's last guard)", async () => {

@@ -22,6 +22,8 @@ export interface TestServer {
   app: FastifyInstance;
   ctx: AppContext;
   db: AppContext["db"];
+  /** The PostgreSQL URL of this server's database (a second app may open it); undefined on SQLite. */
+  databaseUrl?: string;
   realm: SeededRealm;
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
@@ -38,6 +40,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   const testDb: TestDb = await createTestDb();
   // Rate limits are off unless a test turns them on: suites send many requests as one user.
   // Files the server writes (the mail outbox) go to a folder of this test server's own.
+  // Uploaded files go where a server on that database keeps them by default: the data
+  // folder on SQLite, the database on PostgreSQL (loadConfig sees no DATABASE_URL here).
   const dataDir = mkdtempSync(join(tmpdir(), "parley-test-"));
   const config: Config = {
     ...loadConfig({}),
@@ -46,6 +50,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     rateLimitPerMinute: 0,
     loginAttemptsPer30Minutes: 0,
     eventQueueCreationsPerMinute: 0,
+    fileStorage: testDb.url ? "database" : "folder",
     ...overrides,
   };
   const ctx = contextFor(config, testDb.db);
@@ -59,6 +64,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     app,
     ctx,
     db: ctx.db,
+    databaseUrl: testDb.url,
     realm,
     other,
     api,

@@ -2,19 +2,16 @@
  * Uploads (upstream views/upload.py and views/attachments.py): POST /user_uploads, the
  * temporary URL of a file, the caller's list of uploads and deleting one.
  */
-import crypto from "node:crypto";
 import { doDeleteAttachment, doUploadFile, listAttachments } from "../../actions/attachments.js";
 import { uploadedFiles } from "../uploaded-files.js";
 import { findAttachmentById, findAttachmentByPathId, uploadSpaceUsed } from "../../db/queries/attachments.js";
 import { ApiError } from "../../errors.js";
 import { canReadAttachment } from "../../lib/attachment-access.js";
+import { temporaryUrlKey } from "../../lib/temporary-url-key.js";
 import { temporaryToken, UPLOAD_ROUTE_MAX_BYTES, UPLOAD_URL_PREFIX } from "../../lib/uploads.js";
 import { pathInt } from "../params/parse.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { route } from "../route.js";
-
-/** Signs temporary file URLs; per process, so such a URL is only good on the node that made it. */
-export const TEMPORARY_URL_KEY = crypto.randomBytes(32);
 
 /** POST /api/v1/user_uploads */
 async function uploadFile(req: AuthedRequest): Promise<ViewResult> {
@@ -36,7 +33,7 @@ async function temporaryFileUrl(req: AuthedRequest): Promise<ViewResult> {
   const attachment = await findAttachmentByPathId(req.ctx.db, req.realm.id, pathId);
   if (!attachment) throw new ApiError("File not found", { status: 404 });
   if (!(await canReadAttachment(req.ctx.db, req.user, attachment))) throw new ApiError("You are not authorized to view this file.", { status: 403 });
-  const token = temporaryToken(TEMPORARY_URL_KEY, attachment.path_id, Math.floor(Date.now() / 1000));
+  const token = temporaryToken(await temporaryUrlKey(req.ctx.db), attachment.path_id, Math.floor(Date.now() / 1000));
   return { url: `${UPLOAD_URL_PREFIX}temporary/${token}/${encodeURIComponent(attachment.file_name)}` };
 }
 
