@@ -6,7 +6,7 @@
 import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { findChannelById, findChannelByName } from "../db/queries/channels.js";
+import { channelForSend } from "../db/queries/message-send.js";
 import { ensureDmGroupRecipient, ensureRecipient, RECIPIENT_PERSONAL, usersByIds } from "../db/queries/messages.js";
 import { apiEmail, usersByApiEmails } from "./users.js";
 import { checkListLength } from "./list-limits.js";
@@ -57,14 +57,14 @@ export function parseUserIndicators(raw: string): UserIndicators {
 /** The channel a message is addressed to; STREAM_DOES_NOT_EXIST when it is not in the realm. */
 export async function resolveChannel(db: Queryable, realmId: number, indicator: ChannelIndicator): Promise<Channel> {
   if ("id" in indicator) {
-    const channel = await findChannelById(db, realmId, indicator.id);
+    const channel = await channelForSend(db, realmId, indicator);
     if (!channel) {
       throw new ApiError(`Stream with ID '${indicator.id}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream_id: indicator.id } });
     }
     return channel;
   }
   const name = indicator.name.trim();
-  const channel = name === "" ? undefined : await findChannelByName(db, realmId, name);
+  const channel = name === "" ? undefined : await channelForSend(db, realmId, { name });
   if (!channel) throw new ApiError(`Stream '${name}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: name } });
   return channel;
 }
