@@ -7,6 +7,7 @@ import * as m0007 from "./0007-invites-push.js";
 import * as m0010 from "./0010-login-lockout-clears.js";
 import * as m0011 from "./0011-attachments.js";
 import * as m0012 from "./0012-custom-emoji-upload.js";
+import * as m0013 from "./0013-channel-name-lookup.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0010-login-lockout-clears": m0010,
   "0011-attachments": m0011,
   "0012-custom-emoji-upload": m0012,
+  "0013-channel-name-lookup": m0013,
 };
 
 export const migrationProvider: MigrationProvider = {
