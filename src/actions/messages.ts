@@ -181,8 +181,7 @@ export interface CheckedMessage {
  * Upstream check_message: every check of the send path, in its order, and the rendering.
  * Scheduling a message runs it at scheduling time; delivery runs it again at sending time.
  */
-export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, target: SendTarget, rawContent: string): Promise<CheckedMessage> {
-  const db = ctx.db;
+export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, target: SendTarget, rawContent: string, db: Queryable = ctx.db): Promise<CheckedMessage> {
   const content = normalizeContent(rawContent, realm.max_message_length);
   let channel: Channel | null = null;
   let topic = "";
@@ -202,23 +201,33 @@ export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, 
 
 /** Validates and sends a message; returns its id. */
 export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
-  return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
+  // Transaction hooks must run first in the transaction: check before it.
+  if (input.inTransaction) return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
+  // Otherwise the checks read inside the send's own transaction: the checks and the write
+  // see one snapshot, and on SQLite they run on the writer, whose page cache survives its
+  // own commits (the reader connection drops its cache whenever the writer commits, so
+  // under a stream of sends every read there started cold).
+  return storeMessage(ctx, realm, sender, input, (tx) => checkMessage(ctx, realm, sender, input.target, input.content, tx));
 }
 
 /** Stores and announces a message checkMessage accepted; returns its id. */
 export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, checked: CheckedMessage): Promise<number> {
-  const db = ctx.db;
-  const { content, channel, topic, rendered } = checked;
-  let recipientId: number | null = channel?.recipient_id ?? null;
-  // Active subscribers only, as upstream: a sender posting to a public channel they are
-  // not subscribed to gets no per-user row (they read it as a historical message).
-  let recipientIds: number[] = channel ? await channelSubscriberIds(db, realm.id, channel) : [];
+  return storeMessage(ctx, realm, sender, input, async () => checked);
+}
+
+/** One transaction: the hooks' first statements, the checks (`check`), the rows, the events on commit. */
+async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, check: (tx: Tx) => Promise<CheckedMessage>): Promise<number> {
   const host = realmHost(realm.string_id, ctx.config.externalHost);
   const readBySender = input.readBySender ?? true;
   const now = nowSeconds(ctx);
 
-  const messageId = await withTransaction(db, async (tx) => {
+  const messageId = await withTransaction(ctx.db, async (tx) => {
     await input.inTransaction?.before(tx);
+    const { content, channel, topic, rendered } = await check(tx);
+    let recipientId: number | null = channel?.recipient_id ?? null;
+    // Active subscribers only, as upstream: a sender posting to a public channel they are
+    // not subscribed to gets no per-user row (they read it as a historical message).
+    let recipientIds: number[] = channel ? await channelSubscriberIds(tx, realm.id, channel) : [];
     if (input.target.kind === "direct") {
       const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
       recipientId = dm.recipientId;
