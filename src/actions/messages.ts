@@ -12,7 +12,7 @@ import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { insertMessage, insertUserMessagesOfMessage, setFirstMessageIdIfNull, mentionSettingsOfGroups, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
-import { alertWordsOfRecipients, channelSubscriberIds, groupIdsOfMember } from "../db/queries/message-send.js";
+import { alertWordsOfRecipients, channelRecipients, channelSubscriberIds, groupIdsOfMember } from "../db/queries/message-send.js";
 import { groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
 import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
@@ -140,7 +140,13 @@ export async function computeFlags(
   rendered: RenderedContent,
   recipientIds: readonly number[],
   sender: User,
-  opts: { isDirect: boolean; readBySender: boolean; topicParticipants: Set<number> },
+  opts: {
+    isDirect: boolean;
+    readBySender: boolean;
+    topicParticipants: Set<number>;
+    /** The recipients' alert words, when the caller read them with the recipients. */
+    alertWords?: ReadonlyArray<{ user_id: number; word: string }>;
+  },
 ): Promise<Map<number, number>> {
   const mentioned = new Set(rendered.mentionedUserIds);
   if (rendered.mentionedGroupIds.size > 0) {
@@ -148,7 +154,7 @@ export async function computeFlags(
       for (const id of members) mentioned.add(id);
     }
   }
-  const words = await alertWordsOfRecipients(db, realm.id, recipientIds);
+  const words = opts.alertWords ?? (await alertWordsOfRecipients(db, realm.id, recipientIds));
   const lowered = content.toLowerCase();
   const alerted = new Set(
     words
@@ -227,7 +233,8 @@ async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: 
     let recipientId: number | null = channel?.recipient_id ?? null;
     // Active subscribers only, as upstream: a sender posting to a public channel they are
     // not subscribed to gets no per-user row (they read it as a historical message).
-    let recipientIds: number[] = channel ? await channelSubscriberIds(tx, realm.id, channel) : [];
+    const recipients = channel ? await channelRecipients(tx, realm.id, channel) : undefined;
+    let recipientIds: number[] = recipients?.userIds ?? [];
     if (input.target.kind === "direct") {
       const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
       recipientId = dm.recipientId;
@@ -239,6 +246,7 @@ async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: 
       isDirect: channel === null,
       readBySender,
       topicParticipants: participants,
+      alertWords: recipients?.alertWords,
     });
     for (const [id, bits] of flagsByUser) {
       if (input.markReadFor?.includes(id) || (input.unreadOnlyFor && !input.unreadOnlyFor.has(id))) flagsByUser.set(id, bits | FLAG_BITS.read);

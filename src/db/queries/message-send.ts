@@ -38,6 +38,40 @@ export async function channelSubscriberIds(db: Queryable, realmId: number, chann
   return (await activeSubscribers(db, realmId, channel.recipient_id)).map((r) => r.user_id);
 }
 
+// Parameters in SQL order: the join's condition comes before the WHERE clause.
+const subscribersWithWords = compiledOnce((db, wordsRealmId: number, realmId: number, recipientId: number) =>
+  db
+    .selectFrom("subscriptions")
+    .innerJoin("users", "users.id", "subscriptions.user_id")
+    .leftJoin("alert_words", (join) => join.onRef("alert_words.user_id", "=", "subscriptions.user_id").on("alert_words.realm_id", "=", wordsRealmId))
+    .select(["subscriptions.user_id", "alert_words.word"])
+    .where("subscriptions.realm_id", "=", realmId)
+    .where("subscriptions.recipient_id", "=", recipientId)
+    .where("subscriptions.active", "=", sql.lit(1))
+    .where("users.is_active", "=", sql.lit(1))
+    .orderBy("subscriptions.user_id"),
+);
+
+/**
+ * The channel's active subscribers (as channelSubscriberIds) and their alert words, in one
+ * statement: the recipients of a channel message and what computeFlags needs of them.
+ */
+export async function channelRecipients(
+  db: Queryable,
+  realmId: number,
+  channel: Pick<Channel, "recipient_id">,
+): Promise<{ userIds: number[]; alertWords: Array<{ user_id: number; word: string }> }> {
+  if (channel.recipient_id === null) return { userIds: [], alertWords: [] };
+  const userIds: number[] = [];
+  const alertWords: Array<{ user_id: number; word: string }> = [];
+  // The join has a row per (subscriber, word), or one with no word; rows come by user id.
+  for (const row of await subscribersWithWords(db, realmId, realmId, channel.recipient_id)) {
+    if (userIds[userIds.length - 1] !== row.user_id) userIds.push(row.user_id);
+    if (row.word !== null) alertWords.push({ user_id: row.user_id, word: row.word });
+  }
+  return { userIds, alertWords };
+}
+
 const containingGroups = compiledOnce((db, realmId: number, userId: number) =>
   db
     .withRecursive("containing(group_id)", (qb) =>
