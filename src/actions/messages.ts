@@ -10,17 +10,10 @@ import { ApiError } from "../errors.js";
 import type { Channel, Realm, User } from "../db/schema.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
-import { subscriberIdsByChannel, subscribedChannelIds } from "../db/queries/subscriptions.js";
-import {
-  alertWordsOfUsers,
-  insertMessage,
-  insertUserMessages,
-  setFirstMessageIdIfNull,
-  mentionSettingsOfGroups,
-  topicParticipantIds,
-  usersByIds,
-} from "../db/queries/messages.js";
-import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
+import { isSubscribedTo } from "../db/queries/subscriptions.js";
+import { insertMessage, insertUserMessagesOfMessage, setFirstMessageIdIfNull, mentionSettingsOfGroups, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
+import { alertWordsOfRecipients, channelRecipients, channelSubscriberIds, groupIdsOfMember } from "../db/queries/message-send.js";
+import { groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
 import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
 import { normalizeContent } from "../lib/message-content.js";
@@ -60,7 +53,7 @@ export interface SendTransactionHooks {
 /** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
 export async function userInGroup(db: Queryable, user: User, groupId: number | null): Promise<boolean> {
   if (groupId === null) return true;
-  return (await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId);
+  return (await groupIdsOfMember(db, user.realm_id, user.id)).has(groupId);
 }
 
 /** The channel's can_send_message_group (a bot may post where its owner may). */
@@ -82,8 +75,8 @@ async function checkCanSendToChannel(db: Queryable, sender: User, channel: Chann
   if (channel.is_web_public) return;
   // Public channels: anyone but guests, who must be subscribed.
   if (!channel.invite_only && !isGuest(sender)) return;
-  if ((await subscribedChannelIds(db, sender.realm_id, sender.id)).has(channel.id)) return;
-  if (owner !== null && (await subscribedChannelIds(db, sender.realm_id, owner)).has(channel.id)) return;
+  if (await isSubscribedTo(db, sender.realm_id, sender.id, channel)) return;
+  if (owner !== null && (await isSubscribedTo(db, sender.realm_id, owner, channel))) return;
   throw notAuthorized();
 }
 
@@ -118,7 +111,7 @@ export async function checkMentionsAllowed(
   topic: string,
 ): Promise<void> {
   if (channel && rendered.streamWildcardMentioned) {
-    const subscribers = (await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? [];
+    const subscribers = await channelSubscriberIds(db, realm.id, channel);
     if (subscribers.length > WILDCARD_MENTION_THRESHOLD && !(await userInGroup(db, sender, realm.can_mention_many_users_group_id))) {
       throw new ApiError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
     }
@@ -147,7 +140,13 @@ export async function computeFlags(
   rendered: RenderedContent,
   recipientIds: readonly number[],
   sender: User,
-  opts: { isDirect: boolean; readBySender: boolean; topicParticipants: Set<number> },
+  opts: {
+    isDirect: boolean;
+    readBySender: boolean;
+    topicParticipants: Set<number>;
+    /** The recipients' alert words, when the caller read them with the recipients. */
+    alertWords?: ReadonlyArray<{ user_id: number; word: string }>;
+  },
 ): Promise<Map<number, number>> {
   const mentioned = new Set(rendered.mentionedUserIds);
   if (rendered.mentionedGroupIds.size > 0) {
@@ -155,7 +154,7 @@ export async function computeFlags(
       for (const id of members) mentioned.add(id);
     }
   }
-  const words = await alertWordsOfUsers(db, realm.id, recipientIds);
+  const words = opts.alertWords ?? (await alertWordsOfRecipients(db, realm.id, recipientIds));
   const lowered = content.toLowerCase();
   const alerted = new Set(
     words
@@ -188,8 +187,7 @@ export interface CheckedMessage {
  * Upstream check_message: every check of the send path, in its order, and the rendering.
  * Scheduling a message runs it at scheduling time; delivery runs it again at sending time.
  */
-export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, target: SendTarget, rawContent: string): Promise<CheckedMessage> {
-  const db = ctx.db;
+export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, target: SendTarget, rawContent: string, db: Queryable = ctx.db): Promise<CheckedMessage> {
   const content = normalizeContent(rawContent, realm.max_message_length);
   let channel: Channel | null = null;
   let topic = "";
@@ -209,23 +207,34 @@ export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, 
 
 /** Validates and sends a message; returns its id. */
 export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
-  return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
+  // Transaction hooks must run first in the transaction: check before it.
+  if (input.inTransaction) return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
+  // Otherwise the checks read inside the send's own transaction: the checks and the write
+  // see one snapshot, and on SQLite they run on the writer, whose page cache survives its
+  // own commits (the reader connection drops its cache whenever the writer commits, so
+  // under a stream of sends every read there started cold).
+  return storeMessage(ctx, realm, sender, input, (tx) => checkMessage(ctx, realm, sender, input.target, input.content, tx));
 }
 
 /** Stores and announces a message checkMessage accepted; returns its id. */
 export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, checked: CheckedMessage): Promise<number> {
-  const db = ctx.db;
-  const { content, channel, topic, rendered } = checked;
-  let recipientId: number | null = channel?.recipient_id ?? null;
-  // Active subscribers only, as upstream: a sender posting to a public channel they are
-  // not subscribed to gets no per-user row (they read it as a historical message).
-  let recipientIds: number[] = channel ? ((await subscriberIdsByChannel(db, realm.id, [channel.id])).get(channel.id) ?? []) : [];
+  return storeMessage(ctx, realm, sender, input, async () => checked);
+}
+
+/** One transaction: the hooks' first statements, the checks (`check`), the rows, the events on commit. */
+async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, check: (tx: Tx) => Promise<CheckedMessage>): Promise<number> {
   const host = realmHost(realm.string_id, ctx.config.externalHost);
   const readBySender = input.readBySender ?? true;
   const now = nowSeconds(ctx);
 
-  const messageId = await withTransaction(db, async (tx) => {
+  const messageId = await withTransaction(ctx.db, async (tx) => {
     await input.inTransaction?.before(tx);
+    const { content, channel, topic, rendered } = await check(tx);
+    let recipientId: number | null = channel?.recipient_id ?? null;
+    // Active subscribers only, as upstream: a sender posting to a public channel they are
+    // not subscribed to gets no per-user row (they read it as a historical message).
+    const recipients = channel ? await channelRecipients(tx, realm.id, channel) : undefined;
+    let recipientIds: number[] = recipients?.userIds ?? [];
     if (input.target.kind === "direct") {
       const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
       recipientId = dm.recipientId;
@@ -237,6 +246,7 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
       isDirect: channel === null,
       readBySender,
       topicParticipants: participants,
+      alertWords: recipients?.alertWords,
     });
     for (const [id, bits] of flagsByUser) {
       if (input.markReadFor?.includes(id) || (input.unreadOnlyFor && !input.unreadOnlyFor.has(id))) flagsByUser.set(id, bits | FLAG_BITS.read);
@@ -256,10 +266,7 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
       has_link: rendered.hasLink ? 1 : 0,
     });
     const messageId = message.id;
-    await insertUserMessages(
-      tx,
-      [...flagsByUser].map(([user_id, flags]) => ({ realm_id: realm.id, user_id, message_id: messageId, flags })),
-    );
+    await insertUserMessagesOfMessage(tx, realm.id, messageId, flagsByUser);
     if (channel && channel.first_message_id === null) await setFirstMessageIdIfNull(tx, realm.id, channel.id, messageId);
     await claimAttachments(tx, realm.id, sender, messageId, content);
 
@@ -271,6 +278,8 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
       withFlags: false,
       isNew: true,
       linkifiers: rendered.linkifiers,
+      channelNames: channel ? new Map([[channel.id, channel.name]]) : undefined,
+      knownUsers: [sender],
     });
     // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
     // grouped by their flags so each user gets their own flags.

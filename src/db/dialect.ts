@@ -71,3 +71,44 @@ export function integerRows(db: Kysely<any>, width: number, rows: ReadonlyArray<
 export function bytesColumnType(db: Kysely<any>): "bytea" | "blob" {
   return dialectOf(db) === "postgres" ? "bytea" : "blob";
 }
+
+/** A list of integers as one parameter value (JSON text on SQLite, an array on PostgreSQL), for `inIntegerList`. */
+export function integerListParam(db: Kysely<any>, ids: readonly number[]): string | number[] {
+  return dialectOf(db) === "postgres" ? [...ids] : JSON.stringify(ids);
+}
+
+/** `ref IN (list)` where `list` comes from integerListParam: usable in queries compiled once. */
+export function inIntegerList(db: Kysely<any>, ref: string, list: string | number[]): RawBuilder<boolean> {
+  return dialectOf(db) === "postgres" ? sql<boolean>`${sql.ref(ref)} = any(${list}::int8[])` : sql<boolean>`${sql.ref(ref)} in (select value from json_each(${list}))`;
+}
+
+/** Largest second member of a pair in `pairRows` (ten bits: message flags fit). */
+export const PAIR_SMALL_MAX = 1023;
+
+/**
+ * Rows `(…constants, a, b)` for pairs (a, b), b in 0…PAIR_SMALL_MAX, as a table expression
+ * for INSERT … SELECT: one statement and one list parameter whatever the number of pairs.
+ * SQLite gets one flat JSON array of `a * 1024 + b`: unpacking an array of arrays
+ * (`value ->> 0`…) cost it five times the insert itself.
+ */
+export function pairRows(db: Kysely<any>, constants: readonly number[], pairs: ReadonlyArray<readonly [number, number]>): RawBuilder<unknown> {
+  for (const [a, b] of pairs) {
+    if (!Number.isSafeInteger(a * 1024) || !Number.isInteger(b) || b < 0 || b > PAIR_SMALL_MAX) throw new Error(`pairRows: (${a}, ${b}) out of range`);
+  }
+  if (dialectOf(db) === "postgres") {
+    const heads = constants.map((c) => sql`${c}::int8`);
+    return sql`select ${sql.join([...heads, sql`t.a`, sql`t.b`])} from unnest(${pairs.map((p) => p[0])}::int8[], ${pairs.map((p) => p[1])}::int8[]) as t(a, b)`;
+  }
+  const heads = constants.map((c) => sql`${c}`);
+  return sql`select ${sql.join([...heads, sql`value >> 10`, sql`value & 1023`])} from json_each(${JSON.stringify(pairs.map(([a, b]) => a * 1024 + b))})`;
+}
+
+/**
+ * A multi-row INSERT that stops at the first conflicting row (SQLite `INSERT OR FAIL`) instead
+ * of undoing its own rows first (the default, which makes SQLite keep a statement journal in a
+ * temporary file for every such statement). Only for statements inside a transaction that any
+ * error rolls back whole, as every Parley transaction is; PostgreSQL keeps its one behaviour.
+ */
+export function withoutStatementUndo<Q extends { orFail(): Q }>(db: Kysely<any>, insert: Q): Q {
+  return dialectOf(db) === "postgres" ? insert : insert.orFail();
+}

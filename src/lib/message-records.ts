@@ -56,6 +56,8 @@ export async function buildMessageRecords(
     linkifiers?: MarkdownLookups["linkifiers"];
     /** Names of the messages' channels, when the caller already loaded them (access checks). */
     channelNames?: ReadonlyMap<number, string>;
+    /** Users the caller already has (a sender's own row): not loaded again. */
+    knownUsers?: readonly MessageUser[];
   },
 ): Promise<Array<Record<string, unknown>>> {
   if (items.length === 0) return [];
@@ -76,7 +78,10 @@ export async function buildMessageRecords(
   const userIds = new Set<number>(messages.map((m) => m.sender_id));
   for (const r of recipients) if (r.type === RECIPIENT_PERSONAL) userIds.add(r.type_id);
   for (const members of groups.values()) for (const id of members) userIds.add(id);
-  const users = new Map<number, MessageUser>((await messageUsersByIds(db, realm.id, [...userIds])).map((u) => [u.id, u]));
+  const users = new Map<number, MessageUser>();
+  for (const u of opts.knownUsers ?? []) if (userIds.has(u.id)) users.set(u.id, u);
+  const missing = [...userIds].filter((id) => !users.has(id));
+  for (const u of await messageUsersByIds(db, realm.id, missing)) users.set(u.id, u);
   const channelNames = await namesOfChannels(db, realm.id, messages, opts.channelNames);
   const topicLinker = await loadTopicLinker(db, realm, opts.linkifiers, messages.filter((m) => m.channel_id !== null).map((m) => m.topic));
   // A window is mostly a few topics: look each up once, give every message its own copy.

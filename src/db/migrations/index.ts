@@ -8,6 +8,7 @@ import * as m0010 from "./0010-login-lockout-clears.js";
 import * as m0011 from "./0011-attachments.js";
 import * as m0012 from "./0012-custom-emoji-upload.js";
 import * as m0013 from "./0013-stored-files.js";
+import * as m0014 from "./0014-channel-name-lookup.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0011-attachments": m0011,
   "0012-custom-emoji-upload": m0012,
   "0013-stored-files": m0013,
+  "0014-channel-name-lookup": m0014,
 };
 
 export const migrationProvider: MigrationProvider = {

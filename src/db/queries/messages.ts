@@ -2,16 +2,73 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Message, MessageTable, Recipient, User } from "../schema.js";
 import type { Queryable } from "../tx.js";
-import { inIntegers, integerRows, lower } from "../dialect.js";
+import { inIntegers, integerRows, lower, pairRows, withoutStatementUndo } from "../dialect.js";
 import { inChunks } from "../chunks.js";
+import { compiledOnce } from "../compiled.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
 export const RECIPIENT_DM_GROUP = 3;
 
-/** Inserts a message and returns the stored row. */
-export async function insertMessage(db: Queryable, row: Insertable<MessageTable>): Promise<Message> {
-  return db.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
+/** The columns a new message sets, in the order of insertMessageRow's parameters. */
+type NewMessage = Pick<
+  Insertable<MessageTable>,
+  "realm_id" | "sender_id" | "recipient_id" | "channel_id" | "topic" | "content" | "rendered_content" | "date_sent" | "sending_client" | "is_me_message" | "has_image" | "has_link"
+>;
+
+const insertMessageRow = compiledOnce(
+  (
+    db,
+    realm_id: number,
+    sender_id: number,
+    recipient_id: number,
+    channel_id: number | null,
+    topic: string,
+    content: string,
+    rendered_content: string,
+    date_sent: number,
+    sending_client: string,
+    is_me_message: number,
+    has_image: number,
+    has_link: number,
+  ) =>
+    db
+      .insertInto("messages")
+      .values({ realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, sending_client, is_me_message, has_image, has_link })
+      .returningAll(),
+);
+
+/** Inserts a message and returns the stored row (compiled once: `messages` is no cached table). */
+export async function insertMessage(db: Queryable, row: NewMessage): Promise<Message> {
+  const [message] = await insertMessageRow(
+    db,
+    row.realm_id,
+    row.sender_id,
+    row.recipient_id,
+    row.channel_id ?? null,
+    row.topic ?? "",
+    row.content,
+    row.rendered_content,
+    row.date_sent,
+    row.sending_client ?? "API",
+    row.is_me_message ?? 0,
+    row.has_image ?? 0,
+    row.has_link ?? 0,
+  );
+  return message;
+}
+
+/**
+ * One message's per-user rows with their flags, in one INSERT whatever the number of
+ * recipients. Built per call (not compiled once): the cache write watcher follows
+ * `user_messages`.
+ */
+export async function insertUserMessagesOfMessage(db: Queryable, realmId: number, messageId: number, flagsByUser: ReadonlyMap<number, number>): Promise<void> {
+  if (flagsByUser.size === 0) return;
+  await withoutStatementUndo(db, db.insertInto("user_messages"))
+    .columns(["realm_id", "message_id", "user_id", "flags"])
+    .expression(pairRows(db, [realmId, messageId], [...flagsByUser]) as never)
+    .execute();
 }
 
 /** One INSERT for all the per-user rows of a message, however many (the rows travel as one parameter per column). */
@@ -21,8 +78,7 @@ export async function insertUserMessages(
 ): Promise<void> {
   if (rows.length === 0) return;
   const values = rows.map((r) => [r.realm_id, r.user_id, r.message_id, r.flags] as const);
-  await db
-    .insertInto("user_messages")
+  await withoutStatementUndo(db, db.insertInto("user_messages"))
     .columns(["realm_id", "user_id", "message_id", "flags"])
     .expression(integerRows(db, 4, values) as never)
     .execute();
@@ -205,9 +261,13 @@ export async function setFirstMessageIdIfNull(db: Queryable, realmId: number, ch
     .execute();
 }
 
+const linkifierRows = compiledOnce((db, realmId: number) =>
+  db.selectFrom("linkifiers").select(["id", "pattern", "url_template"]).where("realm_id", "=", realmId).orderBy("order").orderBy("id"),
+);
+
 /** The realm's linkifiers in their order. */
 export async function linkifiersOfRealm(db: Queryable, realmId: number): Promise<Array<{ id: number; pattern: string; url_template: string }>> {
-  return db.selectFrom("linkifiers").select(["id", "pattern", "url_template"]).where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
+  return linkifierRows(db, realmId);
 }
 
 /** Named, active user groups with one of these names (case-insensitive). */
