@@ -5,6 +5,7 @@
 import autocannon from "autocannon";
 import { CONNECTIONS, SECONDS } from "./settings.js";
 import { basicAuth, type BenchUser } from "./http-client.js";
+import { pacedLoad } from "./paced.js";
 
 export interface LoadSpec {
   method?: "GET" | "POST" | "DELETE";
@@ -13,7 +14,7 @@ export interface LoadSpec {
   body?: string;
   /** One user, or several that successive requests take turns as (per-user limits). */
   auth?: BenchUser | BenchUser[];
-  /** Requests per second over all connections; unset: as fast as the server answers. */
+  /** Requests per second, evenly spaced over at most BENCH_CONNECTIONS connections (paced.ts); unset: as fast as the server answers. */
   rate?: number;
   /** A cycle of requests each connection repeats, on a path of its own from `paths`. */
   sequence?: Array<{ method: "POST" | "DELETE"; body: string }>;
@@ -38,8 +39,9 @@ export interface LoadResult {
  * are taken from a second run of a fixed count instead, so slow rows still get a p99.
  */
 export async function runLoad(port: number, spec: LoadSpec): Promise<LoadResult> {
+  if (spec.rate) return atFixedRate(port, spec, spec.rate);
   const timed = await load(port, spec, { duration: spec.seconds ?? SECONDS });
-  if (timed.responses >= CONNECTIONS || spec.rate) return timed.result;
+  if (timed.responses >= CONNECTIONS) return timed.result;
   const counted = await load(port, spec, { amount: 2 * CONNECTIONS });
   return { ...counted.result, note: `too slow for a ${spec.seconds ?? SECONDS} s run: figures of ${2 * CONNECTIONS} requests instead` };
 }
@@ -58,7 +60,6 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
     connections: CONNECTIONS,
     ...length,
     timeout: 120,
-    ...(spec.rate ? { overallRate: spec.rate } : {}),
     ...requestsOf(spec, users, headers),
   };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -75,6 +76,20 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
       p99: percentile(latencies, 99),
       failures: result.non2xx + result.errors + result.timeouts,
     },
+  };
+}
+
+/** A fixed-rate row: evenly spaced requests (paced.ts), not autocannon's per-second bursts. */
+async function atFixedRate(port: number, spec: LoadSpec, rate: number): Promise<LoadResult> {
+  if (spec.sequence) throw new Error("fixed-rate rows send one kind of request");
+  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const run = await pacedLoad(port, { method: spec.method ?? "GET", path: spec.path, body: spec.body, users, rate, seconds: spec.seconds ?? SECONDS, connections: CONNECTIONS });
+  const sorted = run.latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: Math.round((sorted.length / run.seconds) * 10) / 10,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    failures: run.failures,
   };
 }
 
