@@ -66,3 +66,27 @@ export function integerRows(db: Kysely<any>, width: number, rows: ReadonlyArray<
   }
   return sql`select ${sql.raw(cols.map((i) => `value ->> ${i}`).join(", "))} from json_each(${JSON.stringify(rows)})`;
 }
+
+/**
+ * An aggregate giving the rows of a (sub)query as JSON text: an array of one object per
+ * row with these keys and column references, in `orderBy` order; `[]` without rows.
+ * SQLite's json_group_array / PostgreSQL's json_agg (as text on both, so callers parse
+ * one format). Keys and references are constants of the caller, never user input.
+ */
+export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, string>>, orderBy: readonly string[]): RawBuilder<string> {
+  const pairs = sql.join(Object.entries(fields).map(([key, ref]) => sql`${sql.lit(key)}, ${sql.ref(ref)}`));
+  const order = sql.join(orderBy.map((ref) => sql.ref(ref)));
+  return dialectOf(db) === "postgres"
+    ? sql<string>`coalesce(json_agg(json_build_object(${pairs}) order by ${order}), '[]')::text`
+    : sql<string>`json_group_array(json_object(${pairs}) order by ${order})`;
+}
+
+/**
+ * A table of the integers in a comma-separated text column (e.g. `1,5,9`), one per row in a
+ * column named `value`, for use in FROM after the table that holds `ref`.
+ */
+export function commaSeparatedIntegers(db: Kysely<any>, ref: string, alias: string): RawBuilder<unknown> {
+  return dialectOf(db) === "postgres"
+    ? sql`unnest(string_to_array(${sql.ref(ref)}, ',')::int8[]) as ${sql.id(alias)}(value)`
+    : sql`json_each('[' || ${sql.ref(ref)} || ']') as ${sql.id(alias)}`;
+}

@@ -164,6 +164,12 @@ describe("GET /messages/{message_id}", () => {
     const id = await sendChannelMessage(s, s.realm.member, "design", "fix #123 now", "see topic");
     const m = expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message;
     expect(m.topic_links).toEqual([{ text: "#123", url: "https://tracker.example.com/123" }]);
+    // The linkifiers come with the message's statement: a change shows on the next read.
+    await s.db.updateTable("linkifiers").set({ url_template: "https://issues.example.com/{id}" }).where("realm_id", "=", s.realm.realm.id).execute();
+    const changed = expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message;
+    expect(changed.topic_links).toEqual([{ text: "#123", url: "https://issues.example.com/123" }]);
+    await s.db.deleteFrom("linkifiers").where("realm_id", "=", s.realm.realm.id).execute();
+    expect(expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message.topic_links).toEqual([]);
   });
 
   it("validates parameters and requires authentication", async () => {
