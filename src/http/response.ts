@@ -1,4 +1,5 @@
 /** The success envelope, with `ignored_parameters_unsupported` when the view left parameters unread. */
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiRequest, ViewResult } from "./request.js";
 
@@ -31,15 +32,21 @@ export function successBody(req: ApiRequest, data: ViewResult): Record<string, u
 const SUCCESS_HEAD = '{"result":"success","msg":"",';
 const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
 
+/**
+ * A response body: JSON text, or UTF-8 bytes, or UTF-8 parts sent one after the other (a
+ * large cached list with one record spliced in is not copied into one buffer per request).
+ */
+export type JsonBody = string | Buffer | readonly Buffer[];
+
 /** The success envelope as JSON; pre-serialized fields are spliced in, not parsed again. */
-export function successJson(req: ApiRequest, data: ViewResult): string | Buffer {
+export function successJson(req: ApiRequest, data: ViewResult): JsonBody {
   const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | Buffer[] | undefined;
   if (serialized === undefined) return JSON.stringify(successBody(req, data)) + "\n";
   const ignored = ignoredParameters(req);
   const tail = `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
   if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
   if (serialized.length === 2 && tail === PLAIN_TAIL) return wrappedOnce(serialized[0], serialized[1]);
-  return Buffer.concat([SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)]);
+  return [SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)];
 }
 
 const PLAIN_TAIL = "}\n";
@@ -59,10 +66,18 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
   return sendJsonText(reply, status, JSON.stringify(body) + "\n");
 }
 
-export function sendJsonText(reply: FastifyReply, status: number, json: string | Buffer): FastifyReply {
-  return reply
-    .code(status)
-    .header("content-type", "application/json")
-    .header("cache-control", "no-store, no-cache, must-revalidate, max-age=0")
-    .send(json);
+/** Parts beyond this many bytes in all are streamed as they are; smaller ones are joined. */
+const JOIN_LIMIT = 64 * 1024;
+
+export function sendJsonText(reply: FastifyReply, status: number, json: JsonBody): FastifyReply {
+  reply.code(status).header("content-type", "application/json").header("cache-control", "no-store, no-cache, must-revalidate, max-age=0");
+  if (typeof json === "string" || Buffer.isBuffer(json)) return reply.send(json);
+  let length = 0;
+  for (const part of json) length += part.length;
+  if (length <= JOIN_LIMIT) return reply.send(Buffer.concat(json, length));
+  // The parts go out as they are, behind a correct Content-Length (no chunked encoding).
+  const body = new Readable({ read() {} });
+  for (const part of json) body.push(part);
+  body.push(null);
+  return reply.header("content-length", String(length)).send(body);
 }

@@ -209,6 +209,21 @@ describe("GET /users", () => {
     expect(Object.keys(body)).toEqual(["result", "msg", "members", "ignored_parameters_unsupported"]);
     expect(body.ignored_parameters_unsupported).toEqual(["no_such_parameter"]);
   });
+
+  it("sends a large list with the viewer's own record spliced in, in parts behind a correct Content-Length", async () => {
+    // Past 64 KB the parts go out as they are (no copy of the list per request).
+    const { member } = s.realm;
+    while (Buffer.byteLength((await s.api.get(member, "/users")).body) <= 70 * 1024) {
+      for (let i = 0; i < 50; i++) await makeUser();
+    }
+    await s.db.updateTable("users").set({ email_address_visibility: EmailVisibility.ADMINS }).where("id", "=", member.id).execute();
+    const res = await s.api.get(member, "/users");
+    expect(Number(res.headers["content-length"])).toBe(Buffer.byteLength(res.body));
+    const cached = expectSuccess(res).members as Array<Record<string, unknown>>;
+    expect(cached.find((m) => m.user_id === member.id)?.delivery_email).toBe(member.delivery_email);
+    const uncached = await members(member, { user_ids: JSON.stringify(cached.map((m) => m.user_id)) });
+    expect(cached).toEqual(uncached);
+  });
 });
 
 describe("full presence data", () => {
