@@ -69,16 +69,14 @@ export function integerRows(db: Kysely<any>, width: number, rows: ReadonlyArray<
 
 /**
  * An aggregate giving the rows of a (sub)query as JSON text: an array of one object per
- * row with these keys and column references, in `orderBy` order; `[]` without rows.
- * SQLite's json_group_array / PostgreSQL's json_agg (as text on both, so callers parse
- * one format). Keys and references are constants of the caller, never user input.
+ * row with these keys and column references, in no particular order (callers that need
+ * one sort the parsed rows: an ordered aggregate costs SQLite a sorter per call); `[]`
+ * without rows. SQLite's json_group_array / PostgreSQL's json_agg, as text on both, so
+ * callers parse one format. Keys and references are constants of the caller.
  */
-export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, string>>, orderBy: readonly string[]): RawBuilder<string> {
+export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, string>>): RawBuilder<string> {
   const pairs = sql.join(Object.entries(fields).map(([key, ref]) => sql`${sql.lit(key)}, ${sql.ref(ref)}`));
-  const order = sql.join(orderBy.map((ref) => sql.ref(ref)));
-  return dialectOf(db) === "postgres"
-    ? sql<string>`coalesce(json_agg(json_build_object(${pairs}) order by ${order}), '[]')::text`
-    : sql<string>`json_group_array(json_object(${pairs}) order by ${order})`;
+  return dialectOf(db) === "postgres" ? sql<string>`coalesce(json_agg(json_build_object(${pairs})), '[]')::text` : sql<string>`json_group_array(json_object(${pairs}))`;
 }
 
 /**

@@ -40,14 +40,15 @@ const listsByJson = new Map<string, { prefix: string; linkifiers: LinkifierList 
 const MAX_LISTS = 100;
 
 /**
- * The topic links of one topic, the linkifiers given as the JSON text of their list
- * (`[{"pattern":…,"url_template":…},…]`, as a statement returns them): the same entries
- * as topicLinker's, without parsing and hashing the list on every call.
+ * The topic links of one topic, the linkifiers given as the JSON text of their rows in any
+ * order (`[{"id":…,"order":…,"pattern":…,"url_template":…},…]`, as a statement returns
+ * them): the same entries as topicLinker's, without parsing and hashing the list on every call.
  */
 export function topicLinksWithJson(linkifiersJson: string, topic: string): TopicLink[] {
   let list = listsByJson.get(linkifiersJson);
   if (!list) {
-    const linkifiers = JSON.parse(linkifiersJson) as LinkifierList;
+    type Row = LinkifierList[number] & { id: number; order: number };
+    const linkifiers = (JSON.parse(linkifiersJson) as Row[]).sort((a, b) => a.order - b.order || a.id - b.id);
     list = { prefix: digest(linkifiers) + "\n", linkifiers };
     if (listsByJson.size >= MAX_LISTS) listsByJson.delete(listsByJson.keys().next().value!);
     listsByJson.set(linkifiersJson, list);

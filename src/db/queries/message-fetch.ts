@@ -41,13 +41,14 @@ export interface MessageForReader {
   submessages: SubmessageForRecord[];
   /** Oldest first. */
   edits: EditForRecord[];
-  /** The realm's linkifiers in order, as JSON text (`[{"pattern":…,"url_template":…},…]`). */
+  /** The realm's linkifiers, as JSON text (`[{"id":…,"order":…,"pattern":…,"url_template":…},…]`, in no particular order). */
   linkifiersJson: string;
 }
 
-const REACTION_FIELDS = { emoji_name: "r.emoji_name", emoji_code: "r.emoji_code", reaction_type: "r.reaction_type", user_id: "r.user_id" };
+const REACTION_FIELDS = { id: "r.id", emoji_name: "r.emoji_name", emoji_code: "r.emoji_code", reaction_type: "r.reaction_type", user_id: "r.user_id" };
 const SUBMESSAGE_FIELDS = { id: "sm.id", message_id: "sm.message_id", sender_id: "sm.sender_id", msg_type: "sm.msg_type", content: "sm.content" };
 const EDIT_FIELDS = {
+  id: "e.id",
   user_id: "e.user_id",
   timestamp: "e.timestamp",
   prev_content: "e.prev_content",
@@ -96,30 +97,30 @@ const messageForReader = compiledOnce((db, flagsUserId: number, subscriberId: nu
     .select((eb) => [
       eb
         .selectFrom("reactions as r")
-        .select(jsonObjectsAgg(db, REACTION_FIELDS, ["r.id"]).as("j"))
+        .select(jsonObjectsAgg(db, REACTION_FIELDS).as("j"))
         .whereRef("r.message_id", "=", "m.id")
         .whereRef("r.realm_id", "=", "m.realm_id")
         .as("reactions_json"),
       eb
         .selectFrom("submessages as sm")
-        .select(jsonObjectsAgg(db, SUBMESSAGE_FIELDS, ["sm.id"]).as("j"))
+        .select(jsonObjectsAgg(db, SUBMESSAGE_FIELDS).as("j"))
         .whereRef("sm.message_id", "=", "m.id")
         .whereRef("sm.realm_id", "=", "m.realm_id")
         .as("submessages_json"),
       eb
         .selectFrom("message_edits as e")
-        .select(jsonObjectsAgg(db, EDIT_FIELDS, ["e.id"]).as("j"))
+        .select(jsonObjectsAgg(db, EDIT_FIELDS).as("j"))
         .whereRef("e.message_id", "=", "m.id")
         .whereRef("e.realm_id", "=", "m.realm_id")
         .as("edits_json"),
       eb
         .selectFrom("linkifiers as l")
-        .select(jsonObjectsAgg(db, { pattern: "l.pattern", url_template: "l.url_template" }, ["l.order", "l.id"]).as("j"))
+        .select(jsonObjectsAgg(db, { id: "l.id", order: "l.order", pattern: "l.pattern", url_template: "l.url_template" }).as("j"))
         .whereRef("l.realm_id", "=", "m.realm_id")
         .as("linkifiers_json"),
       // Direct messages: the sender and the other person, or the group's members.
       sql<string | null>`case when m.channel_id is null then (
-        select ${jsonObjectsAgg(db, userFields("u"), ["u.id"])} from users as u
+        select ${jsonObjectsAgg(db, userFields("u"))} from users as u
         where u.realm_id = m.realm_id and (
           u.id = m.sender_id
           or u.id in (select rp.type_id from recipients as rp where rp.id = m.recipient_id and rp.type = ${sql.lit(RECIPIENT_PERSONAL)})
@@ -136,8 +137,13 @@ const messageForReader = compiledOnce((db, flagsUserId: number, subscriberId: nu
     .where("m.id", "=", messageId),
 );
 
-/** `[]` is by far the most common value: no parse for it. */
-const parseList = <T>(json: string | null): T[] => (json === null || json === "[]" ? [] : (JSON.parse(json) as T[]));
+/** Rows of a JSON aggregate in id order (`[]`, by far the most common value, is not parsed). */
+function parseRows<T extends { id: number }>(json: string | null): T[] {
+  if (json === null || json === "[]") return [];
+  const rows = JSON.parse(json) as T[];
+  if (rows.length > 1) rows.sort((a, b) => a.id - b.id);
+  return rows;
+}
 
 /**
  * One message with the reader's flags, its channel's access fields, the reader's
@@ -186,10 +192,10 @@ export async function findMessageForReader(db: Queryable, realmId: number, reade
       avatar_source: row.sender_avatar_source,
       avatar_version: row.sender_avatar_version,
     },
-    participants: row.channel_id === null ? parseList<MessageUser>(row.participants_json) : undefined,
-    reactions: parseList(row.reactions_json),
-    submessages: parseList(row.submessages_json),
-    edits: parseList(row.edits_json),
+    participants: row.channel_id === null ? parseRows<MessageUser>(row.participants_json) : undefined,
+    reactions: parseRows<ReactionForRecord & { id: number }>(row.reactions_json),
+    submessages: parseRows<SubmessageForRecord>(row.submessages_json),
+    edits: parseRows<EditForRecord & { id: number }>(row.edits_json),
     linkifiersJson: row.linkifiers_json ?? "[]",
   };
 }
