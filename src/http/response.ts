@@ -2,6 +2,7 @@
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiRequest, ViewResult } from "./request.js";
+import { acceptsGzip, gzipCopyOf } from "./gzip-bodies.js";
 
 /** Parameters every endpoint accepts silently. */
 const ALWAYS_ACCEPTED = new Set(["client"]);
@@ -52,13 +53,20 @@ export function successJson(req: ApiRequest, data: ViewResult): JsonBody {
 const PLAIN_TAIL = "}\n";
 const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
 const wrapped = new WeakMap<Buffer, WeakMap<Buffer, Buffer>>();
+/** Bodies beyond this many bytes are large: not joined from parts, offered gzipped when cached. */
+const LARGE_BODY = 64 * 1024;
+/** Large bodies built once from cached values (worth a gzip copy: see gzip-bodies.ts). */
+const largeCachedBodies = new WeakSet<Buffer>();
 
 /** The envelope around a cached key and value, built once per cached buffer (large lists are not copied per request). */
 function wrappedOnce(key: Buffer, value: Buffer): Buffer {
   let byValue = wrapped.get(key);
   if (!byValue) wrapped.set(key, (byValue = new WeakMap()));
   let body = byValue.get(value);
-  if (!body) byValue.set(value, (body = Buffer.concat([SUCCESS_HEAD_BYTES, key, value, PLAIN_TAIL_BYTES])));
+  if (!body) {
+    byValue.set(value, (body = Buffer.concat([SUCCESS_HEAD_BYTES, key, value, PLAIN_TAIL_BYTES])));
+    if (body.length > LARGE_BODY) largeCachedBodies.add(body);
+  }
   return body;
 }
 
@@ -66,15 +74,19 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
   return sendJsonText(reply, status, JSON.stringify(body) + "\n");
 }
 
-/** Parts beyond this many bytes in all are streamed as they are; smaller ones are joined. */
-const JOIN_LIMIT = 64 * 1024;
-
 export function sendJsonText(reply: FastifyReply, status: number, json: JsonBody): FastifyReply {
   reply.code(status).header("content-type", "application/json").header("cache-control", "no-store, no-cache, must-revalidate, max-age=0");
-  if (typeof json === "string" || Buffer.isBuffer(json)) return reply.send(json);
+  if (typeof json === "string") return reply.send(json);
+  if (Buffer.isBuffer(json)) {
+    if (!largeCachedBodies.has(json)) return reply.send(json);
+    reply.header("vary", "accept-encoding");
+    const compressed = acceptsGzip(reply.request.headers["accept-encoding"]) ? gzipCopyOf(json) : undefined;
+    return compressed ? reply.header("content-encoding", "gzip").send(compressed) : reply.send(json);
+  }
+  // Parts beyond LARGE_BODY in all are streamed as they are; smaller ones are joined.
   let length = 0;
   for (const part of json) length += part.length;
-  if (length <= JOIN_LIMIT) return reply.send(Buffer.concat(json, length));
+  if (length <= LARGE_BODY) return reply.send(Buffer.concat(json, length));
   // The parts go out as they are, behind a correct Content-Length (no chunked encoding).
   const body = new Readable({ read() {} });
   for (const part of json) body.push(part);
