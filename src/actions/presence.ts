@@ -28,14 +28,22 @@ import { realmHost } from "../lib/realm-host.js";
 
 /**
  * Records a report at `now` (UNIX seconds). Writes nothing when the stored times are
- * recent enough (at most one write per user per ~55 s), so frequent polls cost one read.
- * Users in invisible mode (presence_enabled off) are not recorded at all.
+ * recent enough (at most one write per user per ~55 s), so frequent polls cost one read
+ * (none when the caller read the stored row already: `stored`). Users in invisible mode
+ * (presence_enabled off) are not recorded at all. True when it wrote.
  */
-export async function doUpdateUserPresence(ctx: AppContext, realm: Realm, user: User, status: PresenceStatus, now: number): Promise<void> {
-  if (!user.presence_enabled) return;
-  const existing = await findPresence(ctx.db, realm.id, user.id);
+export async function doUpdateUserPresence(
+  ctx: AppContext,
+  realm: Realm,
+  user: User,
+  status: PresenceStatus,
+  now: number,
+  stored?: { row: PresenceRow | undefined },
+): Promise<boolean> {
+  if (!user.presence_enabled) return false;
+  const existing = stored ? stored.row : await findPresence(ctx.db, realm.id, user.id);
   const plan = planPresenceUpdate(user.id, existing, status, now);
-  if (plan === null) return;
+  if (plan === null) return false;
   await withTransaction(ctx.db, async (tx) => {
     const updateId = await nextPresenceUpdateId(tx, realm.id);
     const row: PresenceRow = { ...plan.row, last_update_id: updateId };
@@ -66,6 +74,7 @@ export async function doUpdateUserPresence(ctx: AppContext, realm: Realm, user: 
       recipients,
     );
   });
+  return true;
 }
 
 interface PresencePlan {

@@ -4,8 +4,7 @@
  * in bulk first.
  */
 import type { Realm, User } from "../db/schema.js";
-import type { MessageEditRow, ReactionRow, SubmessageRow } from "../db/queries/messages.js";
-import type { MessageUser } from "../db/queries/message-fetch.js";
+import type { EditForRecord, MessageUser, ReactionForRecord, SubmessageForRecord } from "../db/queries/message-fetch.js";
 import type { MessageForRecord } from "../db/queries/message-narrow.js";
 import { AVATAR_SOURCE_HASH, avatarUrl } from "../lib/avatar.js";
 import { EmailVisibility } from "../lib/roles.js";
@@ -30,10 +29,10 @@ export interface MessageRecordInput {
   /** Direct messages: every participant (sender included). */
   participants?: MessageUser[];
   /** This message's reactions, oldest first. */
-  reactions: ReactionRow[];
-  submessages: SubmessageRow[];
+  reactions: ReactionForRecord[];
+  submessages: SubmessageForRecord[];
   /** This message's edits, oldest first. */
-  edits: MessageEditRow[];
+  edits: EditForRecord[];
   topicLinks: Array<{ text: string; url: string }>;
   /** The caller's flags; omitted for message events (they carry flags beside the message). */
   flags?: string[];
@@ -93,7 +92,7 @@ export function toApiMessage(input: MessageRecordInput, opts: MessageRecordOptio
 }
 
 /** One stored edit as the message object's edit_history shows it: only the changed fields. */
-export function editHistoryEntry(e: MessageEditRow, topicOut: (t: string) => string): Record<string, unknown> {
+export function editHistoryEntry(e: EditForRecord, topicOut: (t: string) => string): Record<string, unknown> {
   const entry: Record<string, unknown> = { user_id: e.user_id, timestamp: e.timestamp };
   if (e.prev_content !== null) {
     entry.prev_content = e.prev_content;

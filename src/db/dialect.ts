@@ -112,3 +112,25 @@ export function pairRows(db: Kysely<any>, constants: readonly number[], pairs: R
 export function withoutStatementUndo<Q extends { orFail(): Q }>(db: Kysely<any>, insert: Q): Q {
   return dialectOf(db) === "postgres" ? insert : insert.orFail();
 }
+
+/**
+ * An aggregate giving the rows of a (sub)query as JSON text: an array of one object per
+ * row with these keys and column references, in no particular order (callers that need
+ * one sort the parsed rows: an ordered aggregate costs SQLite a sorter per call); `[]`
+ * without rows. SQLite's json_group_array / PostgreSQL's json_agg, as text on both, so
+ * callers parse one format. Keys and references are constants of the caller.
+ */
+export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, string>>): RawBuilder<string> {
+  const pairs = sql.join(Object.entries(fields).map(([key, ref]) => sql`${sql.lit(key)}, ${sql.ref(ref)}`));
+  return dialectOf(db) === "postgres" ? sql<string>`coalesce(json_agg(json_build_object(${pairs})), '[]')::text` : sql<string>`json_group_array(json_object(${pairs}))`;
+}
+
+/**
+ * A table of the integers in a comma-separated text column (e.g. `1,5,9`), one per row in a
+ * column named `value`, for use in FROM after the table that holds `ref`.
+ */
+export function commaSeparatedIntegers(db: Kysely<any>, ref: string, alias: string): RawBuilder<unknown> {
+  return dialectOf(db) === "postgres"
+    ? sql`unnest(string_to_array(${sql.ref(ref)}, ',')::int8[]) as ${sql.id(alias)}(value)`
+    : sql`json_each('[' || ${sql.ref(ref)} || ']') as ${sql.id(alias)}`;
+}

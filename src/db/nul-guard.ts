@@ -25,27 +25,26 @@ function guard(query: CompiledQuery): CompiledQuery {
   return { ...query, parameters };
 }
 
-function guardConnection(conn: DatabaseConnection): DatabaseConnection {
-  return {
-    executeQuery: <R>(q: CompiledQuery): Promise<QueryResult<R>> => conn.executeQuery<R>(guard(q)),
-    streamQuery: <R>(q: CompiledQuery, chunkSize?: number) => conn.streamQuery<R>(guard(q), chunkSize),
-  };
+/**
+ * A connection whose statements are guarded. It holds the connection it wraps (no
+ * WeakMaps: the SQLite driver hands out a new connection object for every statement).
+ */
+class GuardedConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
+    return this.inner.executeQuery<R>(guard(q));
+  }
+
+  streamQuery<R>(q: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(guard(q), chunkSize);
+  }
 }
 
 /** The dialect with its connections' statements guarded. */
 export function withNulGuard(dialect: Dialect): Dialect {
-  const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  const unwrap = new WeakMap<DatabaseConnection, DatabaseConnection>();
-  const wrap = (conn: DatabaseConnection) => {
-    let g = wrapped.get(conn);
-    if (!g) {
-      g = guardConnection(conn);
-      wrapped.set(conn, g);
-      unwrap.set(g, conn);
-    }
-    return g;
-  };
-  const inner = (conn: DatabaseConnection) => unwrap.get(conn) ?? conn;
+  const wrap = (conn: DatabaseConnection) => new GuardedConnection(conn);
+  const inner = (conn: DatabaseConnection) => (conn instanceof GuardedConnection ? conn.inner : conn);
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
@@ -61,7 +60,7 @@ export function withNulGuard(dialect: Dialect): Dialect {
           return (...args: unknown[]) =>
             (value as (...a: unknown[]) => unknown).apply(
               target,
-              args.map((a) => (a && typeof a === "object" && unwrap.has(a as DatabaseConnection) ? inner(a as DatabaseConnection) : a)),
+              args.map((a) => inner(a as DatabaseConnection)),
             );
         },
       });

@@ -1,6 +1,8 @@
 /** The success envelope, with `ignored_parameters_unsupported` when the view left parameters unread. */
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiRequest, ViewResult } from "./request.js";
+import { acceptsGzip, gzipCopyOf } from "./gzip-bodies.js";
 
 /** Parameters every endpoint accepts silently. */
 const ALWAYS_ACCEPTED = new Set(["client"]);
@@ -31,27 +33,40 @@ export function successBody(req: ApiRequest, data: ViewResult): Record<string, u
 export const SUCCESS_HEAD = '{"result":"success","msg":"",';
 const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
 
+/**
+ * A response body: JSON text, or UTF-8 bytes, or UTF-8 parts sent one after the other (a
+ * large cached list with one record spliced in is not copied into one buffer per request).
+ */
+export type JsonBody = string | Buffer | readonly Buffer[];
+
 /** The success envelope as JSON; pre-serialized fields are spliced in, not parsed again. */
-export function successJson(req: ApiRequest, data: ViewResult): string | Buffer {
+export function successJson(req: ApiRequest, data: ViewResult): JsonBody {
   const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | Buffer[] | undefined;
   if (serialized === undefined) return JSON.stringify(successBody(req, data)) + "\n";
   const ignored = ignoredParameters(req);
   const tail = `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
   if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
   if (serialized.length === 2 && tail === PLAIN_TAIL) return wrappedOnce(serialized[0], serialized[1]);
-  return Buffer.concat([SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)]);
+  return [SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)];
 }
 
 const PLAIN_TAIL = "}\n";
 const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
 const wrapped = new WeakMap<Buffer, WeakMap<Buffer, Buffer>>();
+/** Bodies beyond this many bytes are large: not joined from parts, offered gzipped when cached. */
+const LARGE_BODY = 64 * 1024;
+/** Large bodies built once from cached values (worth a gzip copy: see gzip-bodies.ts). */
+const largeCachedBodies = new WeakSet<Buffer>();
 
 /** The envelope around a cached key and value, built once per cached buffer (large lists are not copied per request). */
 function wrappedOnce(key: Buffer, value: Buffer): Buffer {
   let byValue = wrapped.get(key);
   if (!byValue) wrapped.set(key, (byValue = new WeakMap()));
   let body = byValue.get(value);
-  if (!body) byValue.set(value, (body = Buffer.concat([SUCCESS_HEAD_BYTES, key, value, PLAIN_TAIL_BYTES])));
+  if (!body) {
+    byValue.set(value, (body = Buffer.concat([SUCCESS_HEAD_BYTES, key, value, PLAIN_TAIL_BYTES])));
+    if (body.length > LARGE_BODY) largeCachedBodies.add(body);
+  }
   return body;
 }
 
@@ -59,10 +74,22 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
   return sendJsonText(reply, status, JSON.stringify(body) + "\n");
 }
 
-export function sendJsonText(reply: FastifyReply, status: number, json: string | Buffer): FastifyReply {
-  return reply
-    .code(status)
-    .header("content-type", "application/json")
-    .header("cache-control", "no-store, no-cache, must-revalidate, max-age=0")
-    .send(json);
+export function sendJsonText(reply: FastifyReply, status: number, json: JsonBody): FastifyReply {
+  reply.code(status).header("content-type", "application/json").header("cache-control", "no-store, no-cache, must-revalidate, max-age=0");
+  if (typeof json === "string") return reply.send(json);
+  if (Buffer.isBuffer(json)) {
+    if (!largeCachedBodies.has(json)) return reply.send(json);
+    reply.header("vary", "accept-encoding");
+    const compressed = acceptsGzip(reply.request.headers["accept-encoding"]) ? gzipCopyOf(json) : undefined;
+    return compressed ? reply.header("content-encoding", "gzip").send(compressed) : reply.send(json);
+  }
+  // Parts beyond LARGE_BODY in all are streamed as they are; smaller ones are joined.
+  let length = 0;
+  for (const part of json) length += part.length;
+  if (length <= LARGE_BODY) return reply.send(Buffer.concat(json, length));
+  // The parts go out as they are, behind a correct Content-Length (no chunked encoding).
+  const body = new Readable({ read() {} });
+  for (const part of json) body.push(part);
+  body.push(null);
+  return reply.header("content-length", String(length)).send(body);
 }

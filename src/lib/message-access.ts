@@ -86,13 +86,3 @@ export const notLoggedIn = () => new UnauthorizedError("Not logged in: API authe
 export function spectatorsAllowed(realm: Realm): boolean {
   return realm.enable_spectator_access === 1;
 }
-
-/** A message a spectator may read: in a live web-public channel of an organization open to spectators. */
-export async function accessWebPublicMessage(db: Queryable, realm: Realm, id: number): Promise<AccessedMessage> {
-  if (!spectatorsAllowed(realm)) throw notLoggedIn();
-  const message = await findMessageById(db, realm.id, id);
-  if (!message || message.channel_id === null) throw notLoggedIn();
-  const [channel] = await findChannelsByIds(db, realm.id, [message.channel_id]);
-  if (!channel || !channel.is_web_public || channel.deactivated) throw notLoggedIn();
-  return { message, flags: null, channel, subscribed: false };
-}

@@ -18,12 +18,20 @@ import {
   type ReactionRow,
   type SubmessageRow,
 } from "../db/queries/messages.js";
-import { editsOfMessage, messageUsersByIds, reactionsOfMessage, submessagesOfMessage, type MessageUser } from "../db/queries/message-fetch.js";
+import {
+  editsOfMessage,
+  messageUsersByIds,
+  reactionsOfMessage,
+  submessagesOfMessage,
+  type MessageForReader,
+  type MessageUser,
+} from "../db/queries/message-fetch.js";
 import { toApiMessage, type MessageRecordOptions } from "../api-records/message.js";
 import type { MarkdownLookups } from "./markdown/index.js";
 import type { MessageForRecord } from "../db/queries/message-narrow.js";
 import { DEFAULT_HISTORICAL_FLAGS, flagsToList } from "./message-flags.js";
 import { loadTopicLinker } from "./message-render.js";
+import { topicLinksWithJson } from "./topic-links.js";
 
 export interface MessageWithFlags {
   message: MessageForRecord;
@@ -120,6 +128,32 @@ export async function buildMessageRecords(
       opts,
     );
   });
+}
+
+/**
+ * The API object of one message as findMessageForReader loaded it (with its sender,
+ * participants, related rows and the realm's linkifiers): no further statement.
+ * `flags` are the viewer's bits (null: no per-user row, shown as read + historical).
+ */
+export function recordOfReadMessage(read: MessageForReader, realm: Realm, host: string, flags: number | null, opts: MessageRecordOptions): Record<string, unknown> {
+  const m = read.message;
+  return toApiMessage(
+    {
+      message: m,
+      sender: read.sender,
+      realm,
+      host,
+      channelName: read.channel?.name,
+      participants: read.participants,
+      reactions: read.reactions,
+      submessages: read.submessages,
+      edits: read.edits,
+      topicLinks: m.channel_id !== null ? topicLinksWithJson(read.linkifiersJson, m.topic) : [],
+      flags: flagsToList(flags ?? DEFAULT_HISTORICAL_FLAGS),
+      allowEditHistory: realm.allow_edit_history === 1,
+    },
+    opts,
+  );
 }
 
 /** Reactions, submessages and edits of the messages (a single message's by compiled statements). */

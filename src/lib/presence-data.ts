@@ -5,10 +5,10 @@
  */
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { currentPresenceSequence, listRealmPresence, type PresenceWithUser } from "../db/queries/presence.js";
+import { currentPresenceSequence, listRealmPresence, ownPresenceAndChangesSince, type PresenceRow, type PresenceWithUser } from "../db/queries/presence.js";
 import type { AppContext } from "../context.js";
 import { toLegacyPresence, toModernPresence, type LegacyPresence, type ModernPresence } from "../api-records/presence.js";
-import { apiEmail } from "./users.js";
+import { accessesEveryUser, apiEmail } from "./users.js";
 import { presenceVisibleUserIds } from "./presence.js";
 
 export interface PresenceQuery {
@@ -68,6 +68,18 @@ export async function presenceForPoll(ctx: AppContext, realm: Realm, viewer: Use
     const json = `"presences":${JSON.stringify(data.presences)},"presence_last_update_id":${data.presence_last_update_id}`;
     return { oldestConnected, json };
   });
+}
+
+/**
+ * The hot poll, an incremental one (last_update_id > 0) by a viewer who sees everyone:
+ * the answer and the caller's stored row (for the write throttle) in one statement. The
+ * answer holds only while the caller's report writes nothing (it would change their row);
+ * undefined for any other poll.
+ */
+export async function readIncrementalPoll(db: Queryable, realm: Realm, viewer: User, q: PresenceQuery): Promise<{ own: PresenceRow | undefined; data: PresenceData } | undefined> {
+  if (!q.modern || q.lastUpdateId === undefined || q.lastUpdateId <= 0 || realm.presence_disabled || !accessesEveryUser(viewer)) return undefined;
+  const { own, changed } = await ownPresenceAndChangesSince(db, realm.id, viewer.id, q.lastUpdateId);
+  return { own, data: presenceDataOf(changed, q, q.lastUpdateId) };
 }
 
 function presenceDataOf(rows: readonly PresenceWithUser[], q: PresenceQuery, fallbackId: number): PresenceData {

@@ -32,7 +32,31 @@ function digest(linkifiers: LinkifierList): string {
  * linkifier's program runs once for all of them), then a lookup for any topic.
  */
 export function topicLinker(linkifiers: LinkifierList, topics: readonly string[]): (topic: string) => TopicLink[] {
-  const prefix = digest(linkifiers) + "\n";
+  return linkerOf(digest(linkifiers) + "\n", linkifiers, topics);
+}
+
+/** Linkifier lists by their JSON text, parsed and digested once (a realm's list rarely changes). */
+const listsByJson = new Map<string, { prefix: string; linkifiers: LinkifierList }>();
+const MAX_LISTS = 100;
+
+/**
+ * The topic links of one topic, the linkifiers given as the JSON text of their rows in any
+ * order (`[{"id":…,"order":…,"pattern":…,"url_template":…},…]`, as a statement returns
+ * them): the same entries as topicLinker's, without parsing and hashing the list on every call.
+ */
+export function topicLinksWithJson(linkifiersJson: string, topic: string): TopicLink[] {
+  let list = listsByJson.get(linkifiersJson);
+  if (!list) {
+    type Row = LinkifierList[number] & { id: number; order: number };
+    const linkifiers = (JSON.parse(linkifiersJson) as Row[]).sort((a, b) => a.order - b.order || a.id - b.id);
+    list = { prefix: digest(linkifiers) + "\n", linkifiers };
+    if (listsByJson.size >= MAX_LISTS) listsByJson.delete(listsByJson.keys().next().value!);
+    listsByJson.set(linkifiersJson, list);
+  }
+  return linkerOf(list.prefix, list.linkifiers, [])(topic);
+}
+
+function linkerOf(prefix: string, linkifiers: LinkifierList, topics: readonly string[]): (topic: string) => TopicLink[] {
   const lookup = (topic: string): TopicLink[] | undefined => {
     const hit = cache.get(prefix + topic);
     if (hit) {
@@ -42,6 +66,7 @@ export function topicLinker(linkifiers: LinkifierList, topics: readonly string[]
     return hit;
   };
   const remember = (batch: readonly string[]): void => {
+    if (batch.length === 0) return;
     const computed = topicLinksOf(batch, [...linkifiers]);
     topicLinkStats.computed += batch.length;
     batch.forEach((topic, i) => cache.set(prefix + topic, computed[i]));

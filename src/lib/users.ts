@@ -90,6 +90,11 @@ export function checkUserAccess(actor: Requester, target: User, opts: AccessOpti
   return target;
 }
 
+/** Users for whom accessibleUserIds is null whatever the realm's settings (known without a query): all but guests. */
+export function accessesEveryUser(user: Pick<User, "role" | "is_bot">): boolean {
+  return !isGuest(user) || !!user.is_bot;
+}
+
 /**
  * Limited user access (upstream user_access_restricted_in_realm / get_accessible_user_ids),
  * the one place the rule lives: a guest outside the realm's can_access_all_users_group
@@ -99,7 +104,7 @@ export function checkUserAccess(actor: Requester, target: User, opts: AccessOpti
  * the user may access everyone. At most five queries, whatever the realm's size.
  */
 export async function accessibleUserIds(db: Queryable, user: Pick<User, "id" | "realm_id" | "role" | "is_bot">): Promise<Set<number> | null> {
-  if (!isGuest(user) || user.is_bot) return null;
+  if (accessesEveryUser(user)) return null;
   const groupId = await canAccessAllUsersGroupId(db, user.realm_id);
   if (groupId === null) return null;
   if ((await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId)) return null;

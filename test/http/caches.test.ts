@@ -4,6 +4,7 @@
  * node would: a write this process does not see plus the event on the bus), and expects
  * the new value on the very next request.
  */
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doCreateUser } from "../../src/actions/users-create.js";
 import type { User } from "../../src/db/schema.js";
@@ -11,7 +12,7 @@ import { EmailVisibility, Role } from "../../src/lib/roles.js";
 import { Caches } from "../../src/caches/index.js";
 import { GenerationalMap } from "../../src/caches/generational-map.js";
 import { withTransaction } from "../../src/db/tx.js";
-import { expectError, expectSuccess } from "../support/client.js";
+import { basicAuth, expectError, expectSuccess } from "../support/client.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 
 let s: TestServer;
@@ -209,6 +210,53 @@ describe("GET /users", () => {
     const body = JSON.parse((await s.api.get(s.realm.member, "/users", { no_such_parameter: 1 })).body) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(["result", "msg", "members", "ignored_parameters_unsupported"]);
     expect(body.ignored_parameters_unsupported).toEqual(["no_such_parameter"]);
+  });
+
+  it("sends a large list with the viewer's own record spliced in, in parts behind a correct Content-Length", async () => {
+    // Past 64 KB the parts go out as they are (no copy of the list per request).
+    const { member } = s.realm;
+    while (Buffer.byteLength((await s.api.get(member, "/users")).body) <= 70 * 1024) {
+      for (let i = 0; i < 50; i++) await makeUser();
+    }
+    await s.db.updateTable("users").set({ email_address_visibility: EmailVisibility.ADMINS }).where("id", "=", member.id).execute();
+    const res = await s.api.get(member, "/users");
+    expect(Number(res.headers["content-length"])).toBe(Buffer.byteLength(res.body));
+    const cached = expectSuccess(res).members as Array<Record<string, unknown>>;
+    expect(cached.find((m) => m.user_id === member.id)?.delivery_email).toBe(member.delivery_email);
+    const uncached = await members(member, { user_ids: JSON.stringify(cached.map((m) => m.user_id)) });
+    expect(cached).toEqual(uncached);
+  });
+
+  it("sends a large cached list gzipped to clients that accept gzip, never an old one", async () => {
+    const { admin } = s.realm;
+    while (Buffer.byteLength((await s.api.get(admin, "/users")).body) <= 70 * 1024) {
+      for (let i = 0; i < 50; i++) await makeUser();
+    }
+    const withGzip = (acceptEncoding: string) =>
+      s.app.inject({ method: "GET", url: "/api/v1/users", headers: { host: s.realm.host, authorization: basicAuth(admin), "accept-encoding": acceptEncoding } });
+    // The copy is made in the background on the first request that accepts gzip: plain until then.
+    const gzipped = async () => {
+      for (let i = 0; i < 100; i++) {
+        const res = await withGzip("gzip, deflate");
+        expect(Number(res.headers["content-length"])).toBe(res.rawPayload.length);
+        if (res.headers["content-encoding"] === "gzip") return gunzipSync(res.rawPayload).toString();
+        expect(res.headers.vary).toBe("accept-encoding");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error("never gzipped");
+    };
+    const plain = await s.api.get(admin, "/users");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toBe("accept-encoding");
+    expect(await gzipped()).toBe(plain.body);
+    expect((await withGzip("gzip;q=0")).headers["content-encoding"]).toBeUndefined();
+    // A change makes a new list: no request sees the old one, compressed or not.
+    const renamed = await makeUser();
+    expectSuccess(await s.api.patch(s.realm.owner, `/users/${renamed.id}`, { full_name: "Renamed For Gzip" }));
+    const first = await withGzip("gzip");
+    const firstText = first.headers["content-encoding"] === "gzip" ? gunzipSync(first.rawPayload).toString() : first.body;
+    expect(firstText).toContain("Renamed For Gzip");
+    expect(await gzipped()).toContain("Renamed For Gzip");
   });
 });
 

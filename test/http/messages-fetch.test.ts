@@ -145,6 +145,22 @@ describe("GET /messages/{message_id}", () => {
     } finally {
       await s.db.updateTable("realms").set({ allow_edit_history: 1 }).where("id", "=", realmId).execute();
     }
+    // Reactions and submessages come oldest first, whatever order an index would give.
+    const more = [
+      { realm_id: realmId, message_id: id, user_id: owner.id, emoji_name: "tada", emoji_code: "1f389", reaction_type: "unicode_emoji" },
+      { realm_id: realmId, message_id: id, user_id: member.id, emoji_name: "heart", emoji_code: "2764", reaction_type: "unicode_emoji" },
+      { realm_id: realmId, message_id: id, user_id: owner.id, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" },
+    ];
+    for (const r of more) await s.db.insertInto("reactions").values(r).execute();
+    await s.db.insertInto("submessages").values({ realm_id: realmId, message_id: id, sender_id: other.id, msg_type: "widget", content: "[1]" }).execute();
+    const again = expectSuccess(await s.api.get(member, `/messages/${id}`)).message;
+    expect(again.reactions.map((r: { user_id: number; emoji_name: string }) => [r.user_id, r.emoji_name])).toEqual([
+      [other.id, "smile"],
+      [owner.id, "tada"],
+      [member.id, "heart"],
+      [owner.id, "smile"],
+    ]);
+    expect(again.submessages.map((m: { content: string }) => m.content)).toEqual(["{}", "[1]"]);
   });
 
   it("shows avatar URLs of uploaded avatars and hidden emails", async () => {
@@ -164,6 +180,16 @@ describe("GET /messages/{message_id}", () => {
     const id = await sendChannelMessage(s, s.realm.member, "design", "fix #123 now", "see topic");
     const m = expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message;
     expect(m.topic_links).toEqual([{ text: "#123", url: "https://tracker.example.com/123" }]);
+    // The linkifiers come with the message's statement: a change shows on the next read.
+    await s.db.updateTable("linkifiers").set({ url_template: "https://issues.example.com/{id}" }).where("realm_id", "=", s.realm.realm.id).execute();
+    const changed = expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message;
+    expect(changed.topic_links).toEqual([{ text: "#123", url: "https://issues.example.com/123" }]);
+    // Two linkifiers matching the same text: the one first in the realm's order wins.
+    await s.db.updateTable("linkifiers").set({ order: 5 }).where("realm_id", "=", s.realm.realm.id).execute();
+    await s.db.insertInto("linkifiers").values({ realm_id: s.realm.realm.id, pattern: "#(?P<id>[0-9]+)", url_template: "https://first.example.com/{id}", order: 1 }).execute();
+    expect(expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message.topic_links).toEqual([{ text: "#123", url: "https://first.example.com/123" }]);
+    await s.db.deleteFrom("linkifiers").where("realm_id", "=", s.realm.realm.id).execute();
+    expect(expectSuccess(await s.api.get(s.realm.member, `/messages/${id}`)).message.topic_links).toEqual([]);
   });
 
   it("validates parameters and requires authentication", async () => {

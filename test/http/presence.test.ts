@@ -67,6 +67,34 @@ describe("POST /users/me/presence", () => {
     expect(Object.keys(next.presences)).toEqual([String(admin.id)]);
   });
 
+  it("includes the caller's own report in an incremental answer when it wrote one", async () => {
+    const { member, other } = s.realm;
+    const id = expectSuccess(await post(member, { status: "active", last_update_id: -1 })).presence_last_update_id;
+    advance(60);
+    expectSuccess(await post(other, { status: "idle", ping_only: true }));
+    // The throttle lets this report write: the answer is read after it, own row included.
+    const delta = expectSuccess(await post(member, { status: "active", last_update_id: id }));
+    expect(delta.presences).toEqual({
+      [String(other.id)]: { active_timestamp: other.date_joined, idle_timestamp: nowS() },
+      [String(member.id)]: { active_timestamp: nowS(), idle_timestamp: nowS() },
+    });
+    const [stored] = (await rows()).filter((r) => r.user_id === member.id);
+    expect(delta.presence_last_update_id).toBe(Math.max(...(await rows()).map((r) => r.last_update_id)));
+    expect(stored.last_active_time).toBe(nowS());
+    // Within the throttle nothing is written and nothing new is answered.
+    advance(10);
+    expect(expectSuccess(await post(member, { status: "active", last_update_id: delta.presence_last_update_id }))).toMatchObject({
+      presences: {},
+      presence_last_update_id: delta.presence_last_update_id,
+    });
+    // A caller in invisible mode sees others' changes, never their own row.
+    await s.db.updateTable("users").set({ presence_enabled: 0 }).where("id", "=", member.id).execute();
+    advance(60);
+    expectSuccess(await post(other, { status: "active", ping_only: true }));
+    const invisible = expectSuccess(await post(member, { status: "active", last_update_id: delta.presence_last_update_id }));
+    expect(Object.keys(invisible.presences)).toEqual([String(other.id)]);
+  });
+
   it("throttles writes within the minimum interval", async () => {
     const { member } = s.realm;
     expectSuccess(await post(member, { status: "active", ping_only: true }));

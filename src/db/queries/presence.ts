@@ -125,3 +125,44 @@ export async function currentPresenceSequence(db: Queryable, realmId: number): P
   const [row] = await presenceSequenceOfRealm(db, realmId);
   return row === undefined ? -1 : Number(row.last_update_id);
 }
+
+/** A row of ownPresenceAndChangesSince: `own` 1 for the caller's stored row (user columns null), 0 for a changed row. */
+const ownRowAndChangesSince = compiledOnce((db, ownRealmId: number, ownUserId: number, presenceRealmId: number, userRealmId: number, sinceUpdateId: number) =>
+  db
+    .selectFrom("presence")
+    .select([
+      "presence.user_id",
+      "presence.last_active_time",
+      "presence.last_connected_time",
+      "presence.last_update_id",
+      sql<number>`null`.as("date_joined"),
+      sql<string>`null`.as("delivery_email"),
+      sql<number>`null`.as("email_address_visibility"),
+      sql<number>`1`.as("own"),
+    ])
+    .where("presence.realm_id", "=", ownRealmId)
+    .where("presence.user_id", "=", ownUserId)
+    .unionAll(sharedPresence(db, presenceRealmId, userRealmId).select(sql<number>`0`.as("own")).where("presence.last_update_id", ">", sinceUpdateId))
+    .orderBy("user_id"),
+);
+
+/**
+ * An incremental poll's reads in one statement: the caller's stored presence row (as
+ * findPresence gives it) and the rows changed after `sinceUpdateId` (as listRealmPresence
+ * with only sinceUpdateId gives them, in user id order).
+ */
+export async function ownPresenceAndChangesSince(
+  db: Queryable,
+  realmId: number,
+  userId: number,
+  sinceUpdateId: number,
+): Promise<{ own: PresenceRow | undefined; changed: PresenceWithUser[] }> {
+  const rows = await ownRowAndChangesSince(db, realmId, userId, realmId, realmId, sinceUpdateId);
+  let own: PresenceRow | undefined;
+  const changed: PresenceWithUser[] = [];
+  for (const { own: isOwn, ...row } of rows) {
+    if (isOwn) own = { user_id: row.user_id, last_active_time: row.last_active_time, last_connected_time: row.last_connected_time, last_update_id: row.last_update_id };
+    else changed.push(row);
+  }
+  return { own, changed };
+}

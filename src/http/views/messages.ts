@@ -2,11 +2,11 @@
 import { ApiError } from "../../errors.js";
 import { doSendMessage, type SendTarget } from "../../actions/messages.js";
 import { parseChannelIndicator, parseUserIndicators, resolveUsers } from "../../lib/addressee.js";
-import { accessWebPublicMessage, notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
+import { notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
-import { buildMessageRecords } from "../../lib/message-records.js";
+import { buildMessageRecords, recordOfReadMessage } from "../../lib/message-records.js";
 import { narrowMessages } from "../../db/queries/message-narrow.js";
-import { accessMessageForReading } from "../../lib/message-read.js";
+import { accessMessageForReading, accessWebPublicMessageForReading } from "../../lib/message-read.js";
 import { isSpectatorCompatible, parseNarrow, resolveNarrow } from "../../lib/narrow.js";
 import { fetchWindow, MAX_MESSAGES_PER_FETCH, parseAnchor } from "../../lib/message-window.js";
 import { normalizeTopicInput } from "../../lib/topics.js";
@@ -58,18 +58,16 @@ async function getMessage(req: ApiRequest): Promise<ViewResult> {
     apply_markdown: p.bool().default(true),
     allow_empty_topic_name: p.bool().default(false),
   });
+  // One statement loads the message with everything its object shows (message-fetch.ts).
+  const read = req.user === null ? await accessWebPublicMessageForReading(req.ctx.db, req.realm, messageId) : await accessMessageForReading(req.ctx.db, req.user, messageId);
   // Spectators have no unread messages: their flags are just "read".
-  const accessed =
-    req.user === null ? { ...(await accessWebPublicMessage(req.ctx.db, req.realm, messageId)), flags: FLAG_BITS.read } : await accessMessageForReading(req.ctx.db, req.user, messageId);
-  const [message] = await buildMessageRecords(req.ctx.db, req.realm, hostOf(req), [accessed], {
-    channelNames: accessed.channel ? new Map([[accessed.channel.id, accessed.channel.name]]) : undefined,
+  const message = recordOfReadMessage(read, req.realm, hostOf(req), req.user === null ? FLAG_BITS.read : read.flags, {
     applyMarkdown: params.apply_markdown,
     // Upstream always answers this endpoint as for a client that computes hash-based avatars.
     clientHashavatar: true,
     allowEmptyTopicName: params.allow_empty_topic_name,
-    withFlags: true,
   });
-  return { raw_content: accessed.message.content, message };
+  return { raw_content: read.message.content, message };
 }
 
 /** GET /api/v1/messages (spectators: web-public channels only) */

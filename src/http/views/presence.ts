@@ -5,7 +5,7 @@ import { findPresence } from "../../db/queries/presence.js";
 import { ApiError } from "../../errors.js";
 import { toLegacyPresence } from "../../api-records/presence.js";
 import { PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT, PRESENCE_OFFLINE_THRESHOLD_SECONDS, presenceVisibleUserIds } from "../../lib/presence.js";
-import { getPresenceData, presenceForPoll } from "../../lib/presence-data.js";
+import { getPresenceData, presenceForPoll, readIncrementalPoll } from "../../lib/presence-data.js";
 import { serializedFields } from "../response.js";
 import { accessUserByEmailForRead, accessUserById, noSuchUser } from "../../lib/users.js";
 import { p } from "../params/kinds.js";
@@ -29,9 +29,6 @@ async function updatePresence(req: AuthedRequest): Promise<ViewResult> {
   });
   if (params.status !== "active" && params.status !== "idle") throw new ApiError(`Invalid status: ${params.status}`);
   const now = nowSeconds(req.ctx);
-  // The caller's own report is recorded first, so the answer includes it.
-  await doUpdateUserPresence(req.ctx, req.realm, req.user, params.status, now);
-  if (params.ping_only) return {};
   const query = {
     lastUpdateId: params.last_update_id,
     historyLimitDays: params.history_limit_days ?? PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT,
@@ -39,7 +36,12 @@ async function updatePresence(req: AuthedRequest): Promise<ViewResult> {
     nowSeconds: now,
     realmHost: realmHost(req.realm.string_id, req.ctx.config.externalHost),
   };
-  const answer = await presenceForPoll(req.ctx, req.realm, req.user, query);
+  // An incremental poll reads its answer with the caller's stored row, in one statement.
+  const read = params.ping_only ? undefined : await readIncrementalPoll(req.ctx.db, req.realm, req.user, query);
+  // The caller's own report is recorded first, so the answer includes it (read again if it wrote).
+  const wrote = await doUpdateUserPresence(req.ctx, req.realm, req.user, params.status, now, read && { row: read.own });
+  if (params.ping_only) return {};
+  const answer = read && !wrote ? read.data : await presenceForPoll(req.ctx, req.realm, req.user, query);
   if (typeof answer === "string") return serializedFields(`${answer},"server_timestamp":${JSON.stringify(req.ctx.now() / 1000)}`);
   return { ...answer, server_timestamp: req.ctx.now() / 1000 };
 }
