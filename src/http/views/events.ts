@@ -2,6 +2,7 @@
 import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
+import { materializeFor, serializeState } from "../../events/initial-state/raw-json.js";
 import type { EventQueue, QueueOptions, QueuedEvent } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
@@ -12,6 +13,7 @@ import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
+import { serializedFields } from "../response.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -81,8 +83,10 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     },
   });
   const pending = queue.contents();
+  // Cached parts of the state come serialized; those a pending event changes are parsed back first.
+  materializeFor(state, pending);
   applyEvents(state, pending, { includeSubscribers: params.include_subscribers, userId: req.user.id });
-  return { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state };
+  return serializedFields(serializeState({ queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state }));
 }
 
 /** A new queue for the caller; queue creations per user are rate-limited (429 RATE_LIMIT_HIT). */
