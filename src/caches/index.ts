@@ -8,6 +8,7 @@
 import type SQLite from "better-sqlite3";
 import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
+import { ChannelSubscriberCache } from "./channel-subscribers.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
@@ -16,6 +17,7 @@ import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
 import { UserListCache } from "./user-lists.js";
+import { UserGroupCache } from "./user-groups.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
@@ -33,8 +35,22 @@ export class Caches {
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
   readonly maxMessageIds = new MaxMessageIdCache();
+  readonly channelSubscribers = new ChannelSubscriberCache();
+  readonly userGroups = new UserGroupCache();
   /** Every cache above: what a flush of a realm or of everything goes through. */
-  private readonly all = [this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.ownProfiles, this.presence, this.maxMessageIds];
+  private readonly all = [
+    this.realms,
+    this.usersByApiKey,
+    this.serverSettings,
+    this.userLists,
+    this.ownProfiles,
+    this.presence,
+    this.maxMessageIds,
+    this.channelSubscribers,
+    this.userGroups,
+  ];
+  /** What any user change may make stale besides that user's own entries (active users, roles). */
+  private readonly onAnyUserChange = [this.userLists, this.presence, this.channelSubscribers, this.userGroups];
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -51,14 +67,18 @@ export class Caches {
       case "realm":
         return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.presence], realmId);
       case "user":
-        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists, this.presence], realmId);
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
         this.ownProfiles.flushUser(change.userId);
-        return this.each([this.userLists, this.presence], realmId);
+        return this.each(this.onAnyUserChange, realmId);
       case "profile":
         return this.each([this.ownProfiles, this.userLists], realmId);
       case "channels":
-        return this.each([this.serverSettings], realmId);
+        return this.each([this.serverSettings, this.channelSubscribers], realmId);
+      case "subscriptions":
+        return this.each([this.channelSubscribers], realmId);
+      case "groups":
+        return this.each([this.userGroups], realmId);
       case "messages":
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();

@@ -18,7 +18,8 @@ async function loadChannels(sc: StateContext) {
   const { ctx, realm, user } = sc;
   const channels = await listRealmChannels(ctx.db, realm.id, { includeArchived: false });
   const subs = await channelSubscriptionsOfUser(ctx.db, realm.id, user.id, { activeOnly: false });
-  const subscribers = await subscriberIdsByChannel(ctx.db, realm.id, channels.map((c) => c.id));
+  // Cached per realm: every non-archived channel's subscribers (flushed by any subscription, user or channel change).
+  const subscribers = await ctx.caches.channelSubscribers.get(realm.id, () => subscriberIdsByChannel(ctx.db, realm.id, channels.map((c) => c.id)));
   const groups = await channelGroupDefaults(ctx.db, realm.id);
   return { channels, subs, subscribers, groups };
 }
