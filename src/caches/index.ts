@@ -8,16 +8,16 @@
 import type SQLite from "better-sqlite3";
 import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
-import { ChannelSubscriberCache } from "./channel-subscribers.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
+import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
+import type { RealmBots, RealmChannels, RealmGroups } from "./register-parts.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
 import { UserListCache } from "./user-lists.js";
-import { UserGroupCache } from "./user-groups.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
@@ -35,8 +35,13 @@ export class Caches {
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
   readonly maxMessageIds = new MaxMessageIdCache();
-  readonly channelSubscribers = new ChannelSubscriberCache();
-  readonly userGroups = new UserGroupCache();
+  /**
+   * /register's realm-wide parts (register-parts.ts): channel records with their
+   * subscribers, user groups with their members, bots.
+   */
+  readonly registerChannels = new PerRealmCache<RealmChannels>();
+  readonly registerGroups = new PerRealmCache<RealmGroups>();
+  readonly registerBots = new PerRealmCache<RealmBots>();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [
     this.realms,
@@ -46,11 +51,12 @@ export class Caches {
     this.ownProfiles,
     this.presence,
     this.maxMessageIds,
-    this.channelSubscribers,
-    this.userGroups,
+    this.registerChannels,
+    this.registerGroups,
+    this.registerBots,
   ];
-  /** What any user change may make stale besides that user's own entries (active users, roles). */
-  private readonly onAnyUserChange = [this.userLists, this.presence, this.channelSubscribers, this.userGroups];
+  /** What any user change may make stale besides that user's own entries (active users, roles, bots). */
+  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots];
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -74,11 +80,11 @@ export class Caches {
       case "profile":
         return this.each([this.ownProfiles, this.userLists], realmId);
       case "channels":
-        return this.each([this.serverSettings, this.channelSubscribers], realmId);
+        return this.each([this.serverSettings, this.registerChannels], realmId);
       case "subscriptions":
-        return this.each([this.channelSubscribers], realmId);
+        return this.each([this.registerChannels], realmId);
       case "groups":
-        return this.each([this.userGroups], realmId);
+        return this.each([this.registerGroups], realmId);
       case "messages":
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();

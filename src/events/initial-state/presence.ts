@@ -1,11 +1,9 @@
 /** presences, presence_last_update_id and server_timestamp (event type "presence"). */
 import { presenceForPoll } from "../../lib/presence-data.js";
 import { PRESENCE_HISTORY_LIMIT_DAYS_DEFAULT } from "../../lib/presence.js";
-import { RawJson } from "./raw-json.js";
+import { RawJson, setRaw } from "./raw-json.js";
 import type { StateFetcher } from "./types.js";
 
-/** Only presence events change `presences` (events/apply.ts). */
-const TOUCHED_BY = new Set(["presence"]);
 const PRESENCES_MEMBER = '"presences":';
 const LAST_ID_MEMBER = ',"presence_last_update_id":';
 
@@ -20,7 +18,7 @@ export const fetchPresenceState: StateFetcher = async (sc, state) => {
   });
   if (typeof data === "string") {
     const { presences, lastUpdateId } = splitSerialized(data);
-    state.presences = new RawJson([presences], TOUCHED_BY);
+    setRaw(state, "presences", new RawJson([presences]));
     state.presence_last_update_id = lastUpdateId;
   } else {
     state.presences = data.presences;

@@ -15,9 +15,6 @@ import { profileFieldsOf } from "./custom-profile-fields.js";
 import { RawJson } from "./raw-json.js";
 import type { StateContext } from "./types.js";
 
-/** Only realm_user events change these lists (events/apply.ts). */
-const TOUCHED_BY = new Set(["realm_user"]);
-
 interface SplitList {
   active: Buffer;
   inactive: Buffer;
@@ -32,15 +29,15 @@ export async function cachedRealmUserLists(sc: StateContext): Promise<{ realm_us
   const key = { realmId: realm.id, viewerRole: user.role, clientHashAvatar: sc.opts.clientHashavatar, includeProfile: true };
   const list = await ctx.caches.userLists.get(key, () => renderForRole(sc));
   const split = splitOf(list);
-  const inactive = new RawJson([split.inactive], TOUCHED_BY);
+  const inactive = new RawJson([split.inactive]);
   const at = split.activeAt.get(user.id);
   const ownEntry = list.records.get(user.id);
-  if (at === undefined || ownEntry === undefined) return { realm_users: new RawJson([split.active], TOUCHED_BY), realm_non_active_users: inactive };
+  if (at === undefined || ownEntry === undefined) return { realm_users: new RawJson([split.active]), realm_non_active_users: inactive };
   const profileData = ownEntry.record.profile_data as Record<string, never> | undefined;
   const own = Buffer.from(JSON.stringify(toApiUser(user, { requester: user, realmHost: sc.host, clientHashAvatar: sc.opts.clientHashavatar, profileData, shape: "list" })));
   // Usually the same bytes (the viewer's role already shows their email): no splice then.
   const parts = own.equals(split.active.subarray(at.start, at.end)) ? [split.active] : [split.active.subarray(0, at.start), own, split.active.subarray(at.end)];
-  return { realm_users: new RawJson(parts, TOUCHED_BY), realm_non_active_users: inactive };
+  return { realm_users: new RawJson(parts), realm_non_active_users: inactive };
 }
 
 /**

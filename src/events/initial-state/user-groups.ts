@@ -5,19 +5,19 @@
  */
 import { loadRealmGroupData } from "../../lib/user-group-data.js";
 import { toApiUserGroups, type RealmGroupData } from "../../api-records/user-group.js";
-import type { CachedGroups } from "../../caches/user-groups.js";
-import { RawJson } from "./raw-json.js";
+import type { RealmGroups } from "../../caches/register-parts.js";
+import { RawJson, setRaw } from "./raw-json.js";
 import type { StateContext, StateFetcher } from "./types.js";
 
 export { groupSettingValue, type GroupSettingValue, type RealmGroupData } from "../../api-records/user-group.js";
 
-const loaded = new WeakMap<StateContext, Promise<CachedGroups>>();
+const loaded = new WeakMap<StateContext, Promise<RealmGroups>>();
 
 /** The realm's groups from the group cache, looked up once per /register. */
-function cachedGroups(sc: StateContext): Promise<CachedGroups> {
+function cachedGroups(sc: StateContext): Promise<RealmGroups> {
   let cached = loaded.get(sc);
   if (!cached) {
-    cached = sc.ctx.caches.userGroups.get(sc.realm.id, () => loadRealmGroupData(sc.ctx.db, sc.realm.id));
+    cached = sc.ctx.caches.registerGroups.get(sc.realm.id, async () => ({ data: await loadRealmGroupData(sc.ctx.db, sc.realm.id), json: new Map() }));
     loaded.set(sc, cached);
   }
   return cached;
@@ -28,13 +28,10 @@ export async function realmGroupData(sc: StateContext): Promise<RealmGroupData> 
   return (await cachedGroups(sc)).data;
 }
 
-/** Only user_group events (and realm_user deactivations) change the list (events/apply.ts). */
-const TOUCHED_BY = new Set(["user_group", "realm_user"]);
-
 export const fetchUserGroupState: StateFetcher = async (sc, state) => {
   const includeDeactivated = sc.opts.clientCapabilities.include_deactivated_groups === true;
   const cached = await cachedGroups(sc);
   let json = cached.json.get(includeDeactivated);
   if (json === undefined) cached.json.set(includeDeactivated, (json = Buffer.from(JSON.stringify(toApiUserGroups(cached.data, includeDeactivated)))));
-  state.realm_user_groups = new RawJson([json], TOUCHED_BY);
+  setRaw(state, "realm_user_groups", new RawJson([json]));
 };
