@@ -1,4 +1,5 @@
 /** The success envelope, with `ignored_parameters_unsupported` when the view left parameters unread. */
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiRequest, ViewResult } from "./request.js";
 
@@ -14,6 +15,46 @@ export const SERIALIZED_FIELDS = Symbol("serialized fields");
 
 export function serializedFields(json: string | Buffer[]): ViewResult {
   return { [SERIALIZED_FIELDS]: json };
+}
+
+/**
+ * Like SERIALIZED_FIELDS with UTF-8 parts, for large answers (/register): the parts are
+ * written one after the other instead of being joined into one more copy of the answer.
+ */
+export const SERIALIZED_PARTS = Symbol("serialized parts");
+
+export function serializedParts(parts: Buffer[]): ViewResult {
+  return { [SERIALIZED_PARTS]: parts };
+}
+
+/** Parts below this size are joined with their neighbours: one write each would cost more than the copy. */
+const SMALL_PART = 16 * 1024;
+
+/** A body sent as a sequence of buffers, with its total length (the Content-Length). */
+export class JsonParts extends Readable {
+  readonly byteLength: number;
+  private readonly parts: Buffer[] = [];
+
+  constructor(parts: Buffer[]) {
+    super();
+    let small: Buffer[] = [];
+    for (const part of parts) {
+      if (part.length >= SMALL_PART) {
+        if (small.length > 0) this.parts.push(Buffer.concat(small));
+        small = [];
+        this.parts.push(part);
+      } else {
+        small.push(part);
+      }
+    }
+    if (small.length > 0) this.parts.push(Buffer.concat(small));
+    this.byteLength = this.parts.reduce((n, part) => n + part.length, 0);
+  }
+
+  override _read(): void {
+    for (const part of this.parts) if (part.length > 0) this.push(part);
+    this.push(null);
+  }
 }
 
 function ignoredParameters(req: ApiRequest): string[] {
@@ -32,7 +73,9 @@ const SUCCESS_HEAD = '{"result":"success","msg":"",';
 const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
 
 /** The success envelope as JSON; pre-serialized fields are spliced in, not parsed again. */
-export function successJson(req: ApiRequest, data: ViewResult): string | Buffer {
+export function successJson(req: ApiRequest, data: ViewResult): string | Buffer | JsonParts {
+  const parts = data[SERIALIZED_PARTS as unknown as string] as Buffer[] | undefined;
+  if (parts !== undefined) return new JsonParts([SUCCESS_HEAD_BYTES, ...parts, Buffer.from(successTail(req))]);
   const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | Buffer[] | undefined;
   if (serialized === undefined) return JSON.stringify(successBody(req, data)) + "\n";
   const ignored = ignoredParameters(req);
@@ -40,6 +83,12 @@ export function successJson(req: ApiRequest, data: ViewResult): string | Buffer 
   if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
   if (serialized.length === 2 && tail === PLAIN_TAIL) return wrappedOnce(serialized[0], serialized[1]);
   return Buffer.concat([SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)]);
+}
+
+/** `}` and a newline, after the ignored parameters if any. */
+function successTail(req: ApiRequest): string {
+  const ignored = ignoredParameters(req);
+  return `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
 }
 
 const PLAIN_TAIL = "}\n";
@@ -59,7 +108,8 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
   return sendJsonText(reply, status, JSON.stringify(body) + "\n");
 }
 
-export function sendJsonText(reply: FastifyReply, status: number, json: string | Buffer): FastifyReply {
+export function sendJsonText(reply: FastifyReply, status: number, json: string | Buffer | JsonParts): FastifyReply {
+  if (json instanceof JsonParts) reply.header("content-length", json.byteLength);
   return reply
     .code(status)
     .header("content-type", "application/json")

@@ -9,7 +9,7 @@ import { toApiChannel } from "../../api-records/channel.js";
 import type { RealmChannels } from "../../caches/register-parts.js";
 import { listRealmChannels } from "../../db/queries/channels.js";
 import { channelSubscriptionsOfUser, subscriberIdsByChannel } from "../../db/queries/subscriptions.js";
-import type { Subscription } from "../../db/schema.js";
+import type { Channel, Subscription } from "../../db/schema.js";
 import { canAccessChannel, canAccessChannelMetadata } from "../../lib/channels.js";
 import { RawJson, setRaw } from "./raw-json.js";
 import type { StateContext, StateFetcher } from "./types.js";
@@ -55,13 +55,31 @@ const withSubscribers = (channelJson: string, subscribers: readonly number[]) =>
 
 const jsonList = (records: string[]) => new RawJson([Buffer.from(`[${records.join(",")}]`)]);
 
+/**
+ * Lists made of channel records only (streams, never_subscribed), kept per cached realm
+ * entry and list of channels: callers with the same channels (most members) share the bytes.
+ */
+const channelLists = new WeakMap<RealmChannels, Map<string, RawJson>>();
+
+function channelList(realm: RealmChannels, channels: readonly Channel[], record: (json: string, channel: Channel) => string, variant: string): RawJson {
+  let lists = channelLists.get(realm);
+  if (!lists) channelLists.set(realm, (lists = new Map()));
+  const key = `${variant}:${channels.map((c) => c.id).join(",")}`;
+  let list = lists.get(key);
+  if (!list) {
+    if (lists.size >= 1000) lists.clear();
+    lists.set(key, (list = jsonList(channels.map((c) => record(realm.json.get(c.id)!, c)))));
+  }
+  return list;
+}
+
 export const fetchSubscriptionState: StateFetcher = async (sc, state) => {
   const { realm, subs } = await load(sc);
   const include = sc.opts.includeSubscribers;
   const subByChannel = new Map(subs.map((s) => [s.channel_id, s]));
   const subscribed: string[] = [];
   const unsubscribed: string[] = [];
-  const never: string[] = [];
+  const never: Channel[] = [];
   for (const channel of realm.byName) {
     const sub = subByChannel.get(channel.id);
     const ids = realm.subscribers.get(channel.id) ?? [];
@@ -72,16 +90,18 @@ export const fetchSubscriptionState: StateFetcher = async (sc, state) => {
       // Past subscriptions are listed while the caller can still see the channel.
       unsubscribed.push(subscriptionJson(json, sub, ids, include));
     } else if (!sub && canAccessChannelMetadata(sc.user, channel, false)) {
-      never.push(include ? withSubscribers(json, ids) : json);
+      never.push(channel);
     }
   }
   setRaw(state, "subscriptions", jsonList(subscribed));
   setRaw(state, "unsubscribed", jsonList(unsubscribed));
-  setRaw(state, "never_subscribed", jsonList(never));
+  const neverRecord = include ? (json: string, c: Channel) => withSubscribers(json, realm.subscribers.get(c.id) ?? []) : (json: string) => json;
+  setRaw(state, "never_subscribed", channelList(realm, never, neverRecord, include ? "never+subscribers" : "never"));
 };
 
 export const fetchStreamState: StateFetcher = async (sc, state) => {
   const { realm, subs } = await load(sc);
   const active = new Set(subs.filter((s) => s.active === 1).map((s) => s.channel_id));
-  setRaw(state, "streams", jsonList(realm.channels.filter((c) => canAccessChannel(sc.user, c, active.has(c.id))).map((c) => realm.json.get(c.id)!)));
+  const accessible = realm.channels.filter((c) => canAccessChannel(sc.user, c, active.has(c.id)));
+  setRaw(state, "streams", channelList(realm, accessible, (json) => json, "streams"));
 };

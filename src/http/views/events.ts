@@ -13,7 +13,7 @@ import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
-import { serializedFields } from "../response.js";
+import { serializedParts } from "../response.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -86,7 +86,7 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
   // Cached parts of the state come serialized (raw-json.ts): an applier that reads one gets it parsed.
   applyEvents(state, pending, { includeSubscribers: params.include_subscribers, userId: req.user.id });
   const head = { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1 };
-  return serializedFields(serializeState(head, state));
+  return serializedParts(serializeState(head, state));
 }
 
 /** A new queue for the caller; queue creations per user are rate-limited (429 RATE_LIMIT_HIT). */
