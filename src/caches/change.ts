@@ -13,6 +13,10 @@ export type Change =
   | { kind: "profile"; realmId?: number }
   /** Subscription rows (subscribe, unsubscribe, a personal setting): the subscriber lists. */
   | { kind: "subscriptions"; realmId?: number }
+  /** User statuses: /register's user_status. */
+  | { kind: "statuses"; realmId?: number }
+  /** Custom emoji: /register's realm_emoji. */
+  | { kind: "emoji"; realmId?: number }
   /** User groups, their members or subgroups: the realms' group data. */
   | { kind: "groups"; realmId?: number }
   /** Per-user message rows (a send, a deletion, a move): the highest message ids. */

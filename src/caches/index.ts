@@ -13,7 +13,7 @@ import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
-import type { RealmBots, RealmChannels, RealmGroups } from "./register-parts.js";
+import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
@@ -42,6 +42,10 @@ export class Caches {
   readonly registerChannels = new PerRealmCache<RealmChannels>();
   readonly registerGroups = new PerRealmCache<RealmGroups>();
   readonly registerBots = new PerRealmCache<RealmBots>();
+  readonly registerProfileFields = new PerRealmCache<RealmProfileFields>();
+  /** user_status and realm_emoji as JSON. */
+  readonly registerStatuses = new PerRealmCache<Buffer>();
+  readonly registerEmoji = new PerRealmCache<Buffer>();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [
     this.realms,
@@ -54,9 +58,12 @@ export class Caches {
     this.registerChannels,
     this.registerGroups,
     this.registerBots,
+    this.registerProfileFields,
+    this.registerStatuses,
+    this.registerEmoji,
   ];
   /** What any user change may make stale besides that user's own entries (active users, roles, bots). */
-  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots];
+  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots, this.registerStatuses];
   readonly writeWatcher = new CacheWriteWatcher((change) => this.apply(change));
   private external: ExternalWrites | undefined;
 
@@ -78,11 +85,15 @@ export class Caches {
         this.ownProfiles.flushUser(change.userId);
         return this.each(this.onAnyUserChange, realmId);
       case "profile":
-        return this.each([this.ownProfiles, this.userLists], realmId);
+        return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);
       case "channels":
         return this.each([this.serverSettings, this.registerChannels], realmId);
       case "subscriptions":
         return this.each([this.registerChannels], realmId);
+      case "statuses":
+        return this.each([this.registerStatuses], realmId);
+      case "emoji":
+        return this.each([this.registerEmoji], realmId);
       case "groups":
         return this.each([this.registerGroups], realmId);
       case "messages":

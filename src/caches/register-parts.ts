@@ -5,7 +5,7 @@
  */
 import type { ChannelGroupDefaults } from "../api-records/channel.js";
 import type { RealmGroupData } from "../api-records/user-group.js";
-import type { Channel, User } from "../db/schema.js";
+import type { Channel, CustomProfileField, User } from "../db/schema.js";
 
 /** The realm's channels (not archived) with their subscribers and serialized records. */
 export interface RealmChannels {
@@ -28,3 +28,6 @@ export interface RealmGroups {
 
 /** The realm's bots, full rows (their API keys go to the administrators' /register). */
 export type RealmBots = readonly User[];
+
+/** The realm's custom profile fields (realm_users' profile data, custom_profile_fields). */
+export type RealmProfileFields = readonly CustomProfileField[];

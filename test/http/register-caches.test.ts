@@ -106,6 +106,28 @@ describe("POST /register from cached parts", () => {
     expect((await register(s, viewer)).realm_bots.some((b: any) => b.user_id === bot.id)).toBe(true);
   });
 
+  it("shows a user status, a custom emoji, a new profile field and a message in the next register", async () => {
+    const viewer = await makeUser();
+    const user = await makeUser();
+    const before = await register(s, viewer);
+    expect(before.user_status).not.toHaveProperty(String(user.id));
+    expectSuccess(await s.api.post(user, "/users/me/status", { status_text: "in a meeting" }));
+    expect((await register(s, viewer)).user_status[String(user.id)]).toEqual({ status_text: "in a meeting" });
+
+    // A write of this process with no event, then another node's write with its event.
+    const emoji = await s.db.insertInto("realm_emoji").values({ realm_id: s.realm.realm.id, name: "register_cache", file_name: "1.png", author_id: user.id }).returning("id").executeTakeFirstOrThrow();
+    expect((await register(s, viewer)).realm_emoji[String(emoji.id)]?.name).toBe("register_cache");
+    await elsewhere().updateTable("realm_emoji").set({ deactivated: 1 }).where("id", "=", emoji.id).execute();
+    s.ctx.events.publish(s.realm.realm.id, { type: "realm_emoji", op: "update", realm_emoji: {} }, [viewer.id]);
+    expect((await register(s, viewer)).realm_emoji[String(emoji.id)]?.deactivated).toBe(true);
+
+    const field = expectSuccess(await s.api.post(s.realm.admin, "/realm/profile_fields", { name: "Register field", field_type: 1 })).id as number;
+    expect((await register(s, viewer)).custom_profile_fields.some((f: any) => f.id === field)).toBe(true);
+
+    const sent = expectSuccess(await s.api.post(user, "/messages", { type: "direct", to: JSON.stringify([viewer.id]), content: "hello" })).id as number;
+    expect((await register(s, viewer)).max_message_id).toBe(sent);
+  });
+
   it("shows another node's changes, which arrive as events only", async () => {
     const viewer = await makeUser();
     const user = await makeUser();
