@@ -168,6 +168,15 @@ describe("POST /register from cached parts", () => {
     }
   });
 
+  it("is written as parts with the right length, and reports ignored parameters after them", async () => {
+    const res = await s.api.post(s.realm.member, "/register", { no_such_parameter: 1 });
+    expect(Number(res.headers["content-length"])).toBe(res.rawPayload.length);
+    const body = JSON.parse(res.body) as Record<string, unknown>;
+    expect(body.result).toBe("success");
+    expect(Object.keys(body).slice(-1)).toEqual(["ignored_parameters_unsupported"]);
+    expect(body.ignored_parameters_unsupported).toEqual(["no_such_parameter"]);
+  });
+
   it("gives the same user records as GET /users with profile data", async () => {
     const state = await register(s, s.realm.member);
     const members = expectSuccess(await s.api.get(s.realm.member, "/users", { include_custom_profile_fields: true })).members as unknown[];
