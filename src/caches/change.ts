@@ -7,10 +7,18 @@ export type Change =
    * entry of the realm when the user is not named, e.g. new users) and the lists.
    */
   | { kind: "user"; realmId?: number; userId?: number }
-  /** Channels: server_settings' web-public flag. */
+  /** Channels: server_settings' web-public flag, the subscriber lists (new or deleted channels). */
   | { kind: "channels"; realmId?: number }
   /** Custom profile fields or values: the lists. */
   | { kind: "profile"; realmId?: number }
+  /** Subscription rows (subscribe, unsubscribe, a personal setting): the subscriber lists. */
+  | { kind: "subscriptions"; realmId?: number }
+  /** User statuses: /register's user_status. */
+  | { kind: "statuses"; realmId?: number }
+  /** Custom emoji: /register's realm_emoji. */
+  | { kind: "emoji"; realmId?: number }
+  /** User groups, their members or subgroups: the realms' group data. */
+  | { kind: "groups"; realmId?: number }
   /** Per-user message rows (a send, a deletion, a move): the highest message ids. */
   | { kind: "messages"; realmId?: number }
   /** Unknown: all of it. */

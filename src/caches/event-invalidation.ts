@@ -15,7 +15,6 @@ const NO_CACHED_STATE = new Set([
   "typing",
   "typing_edit_message",
   "presence",
-  "user_status",
   "drafts",
   "scheduled_messages",
   "reminders",
@@ -26,9 +25,6 @@ const NO_CACHED_STATE = new Set([
   "push_device",
   "invites_changed",
   "heartbeat",
-  "subscription",
-  "user_group",
-  "realm_emoji",
   "realm_linkifiers",
   "default_streams",
 ]);
@@ -42,6 +38,10 @@ export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[]
   if (NO_CACHED_STATE.has(type)) return [];
   if (type === "realm") return [{ kind: "realm", realmId }];
   if (type === "stream" || type === "channel") return [{ kind: "channels", realmId }];
+  if (type === "subscription") return [{ kind: "subscriptions", realmId }];
+  if (type === "user_status") return [{ kind: "statuses", realmId }];
+  if (type === "realm_emoji") return [{ kind: "emoji", realmId }];
+  if (type === "user_group") return [{ kind: "groups", realmId }];
   if (type === "custom_profile_fields") return [{ kind: "profile", realmId }];
   if (OWN_SETTINGS.has(type)) return userIds.map((userId) => ({ kind: "user", realmId, userId }));
   if (type === "realm_user" || type === "realm_bot") {

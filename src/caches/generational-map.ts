@@ -5,6 +5,8 @@
  */
 export class GenerationalMap<K, V> {
   private readonly map = new Map<K, V>();
+  /** Loads running now, by key, with the generation each started at. */
+  private readonly loading = new Map<K, { generation: number; value: Promise<V> }>();
   private gen = 0;
 
   /** Bounded: past `maxEntries` the map starts over (a cache, not a store). */
@@ -25,13 +27,28 @@ export class GenerationalMap<K, V> {
     this.map.set(key, value);
   }
 
-  /** Reads through: the cached value, else `load()`'s, stored unless flushed meanwhile. */
+  /**
+   * Reads through: the cached value, else `load()`'s, stored unless flushed meanwhile.
+   * Misses of one key while its load runs, with no flush since it started, wait for that
+   * load instead of starting their own (after a flush, twenty registrations at once
+   * would otherwise each rebuild a 10k-user list).
+   */
   async getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
     const hit = this.map.get(key);
     if (hit !== undefined) return hit;
     const generation = this.gen;
-    const value = await load();
-    this.fill(key, value, generation);
+    const running = this.loading.get(key);
+    if (running !== undefined && running.generation === generation) return running.value;
+    const value = load().then((v) => {
+      this.fill(key, v, generation);
+      return v;
+    });
+    const entry = { generation, value };
+    this.loading.set(key, entry);
+    const done = () => {
+      if (this.loading.get(key) === entry) this.loading.delete(key);
+    };
+    value.then(done, done);
     return value;
   }
 

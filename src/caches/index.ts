@@ -11,7 +11,9 @@ import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
+import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
+import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
@@ -33,8 +35,35 @@ export class Caches {
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
   readonly maxMessageIds = new MaxMessageIdCache();
+  /**
+   * /register's realm-wide parts (register-parts.ts): channel records with their
+   * subscribers, user groups with their members, bots.
+   */
+  readonly registerChannels = new PerRealmCache<RealmChannels>();
+  readonly registerGroups = new PerRealmCache<RealmGroups>();
+  readonly registerBots = new PerRealmCache<RealmBots>();
+  readonly registerProfileFields = new PerRealmCache<RealmProfileFields>();
+  /** user_status and realm_emoji as JSON. */
+  readonly registerStatuses = new PerRealmCache<Buffer>();
+  readonly registerEmoji = new PerRealmCache<Buffer>();
   /** Every cache above: what a flush of a realm or of everything goes through. */
-  private readonly all = [this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.ownProfiles, this.presence, this.maxMessageIds];
+  private readonly all = [
+    this.realms,
+    this.usersByApiKey,
+    this.serverSettings,
+    this.userLists,
+    this.ownProfiles,
+    this.presence,
+    this.maxMessageIds,
+    this.registerChannels,
+    this.registerGroups,
+    this.registerBots,
+    this.registerProfileFields,
+    this.registerStatuses,
+    this.registerEmoji,
+  ];
+  /** What any user change may make stale besides that user's own entries (active users, roles, bots). */
+  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots, this.registerStatuses];
   readonly writeWatcher = new CacheWriteWatcher(
     (change) => this.apply(change),
     (change) => this.committedWrite?.(change),
@@ -56,14 +85,22 @@ export class Caches {
       case "realm":
         return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.presence], realmId);
       case "user":
-        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, this.userLists, this.presence], realmId);
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
         this.ownProfiles.flushUser(change.userId);
-        return this.each([this.userLists, this.presence], realmId);
+        return this.each(this.onAnyUserChange, realmId);
       case "profile":
-        return this.each([this.ownProfiles, this.userLists], realmId);
+        return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);
       case "channels":
-        return this.each([this.serverSettings], realmId);
+        return this.each([this.serverSettings, this.registerChannels], realmId);
+      case "subscriptions":
+        return this.each([this.registerChannels], realmId);
+      case "statuses":
+        return this.each([this.registerStatuses], realmId);
+      case "emoji":
+        return this.each([this.registerEmoji], realmId);
+      case "groups":
+        return this.each([this.registerGroups], realmId);
       case "messages":
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();

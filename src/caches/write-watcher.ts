@@ -27,6 +27,12 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
   custom_profile_fields: { kind: "profile" },
   custom_profile_field_values: { kind: "profile" },
   user_messages: { kind: "messages" },
+  subscriptions: { kind: "subscriptions" },
+  user_status: { kind: "statuses" },
+  realm_emoji: { kind: "emoji" },
+  user_groups: { kind: "groups" },
+  user_group_members: { kind: "groups" },
+  user_group_subgroups: { kind: "groups" },
 };
 
 export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {

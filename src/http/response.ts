@@ -89,7 +89,28 @@ export function sendJsonText(reply: FastifyReply, status: number, json: JsonBody
   if (length <= LARGE_BODY) return reply.send(Buffer.concat(json, length));
   // The parts go out as they are, behind a correct Content-Length (no chunked encoding).
   const body = new Readable({ read() {} });
-  for (const part of json) body.push(part);
+  for (const chunk of coalesced(json)) body.push(chunk);
   body.push(null);
   return reply.header("content-length", String(length)).send(body);
+}
+
+/** Parts below this size are joined with their neighbours: a write each would cost more than the copy. */
+const SMALL_PART = 16 * 1024;
+
+/** Large parts as they are, runs of small ones joined (a /register answer has hundreds of parts). */
+function coalesced(parts: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let small: Buffer[] = [];
+  for (const part of parts) {
+    if (part.length === 0) continue;
+    if (part.length < SMALL_PART) {
+      small.push(part);
+      continue;
+    }
+    if (small.length > 0) out.push(Buffer.concat(small));
+    small = [];
+    out.push(part);
+  }
+  if (small.length > 0) out.push(Buffer.concat(small));
+  return out;
 }

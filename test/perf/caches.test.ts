@@ -1,6 +1,7 @@
 /**
  * The cached hot paths: once warm, GET /users/me, GET /server_settings and GET /users run
- * no statement, whatever the number of users.
+ * no statement, whatever the number of users; POST /register reads only the caller's own
+ * rows (the realm-wide parts are cached).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSuccess } from "../support/client.js";
@@ -40,5 +41,23 @@ describe("query counts of cached hot paths", () => {
     await addMembers(s, 10, "cached-qc-guest-");
     expect(await warmCount(guestUsers)).toBe(small);
     expect(small, "the access check and the list are read for a limited guest").toBeGreaterThan(0);
+  });
+
+  it("POST /register, warm, runs a fixed number of statements whatever the number of users and channels", async () => {
+    const capabilities = JSON.stringify({ notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, stream_typing_notifications: true, user_settings_object: true });
+    const asBench = () => s.api.post(s.realm.member, "/register", { apply_markdown: true, slim_presence: true, client_capabilities: capabilities }).then(expectSuccess);
+    const withSubscribers = () => s.api.post(s.realm.member, "/register", { include_subscribers: true }).then(expectSuccess);
+    const small = [await warmCount(asBench), await warmCount(withSubscribers)];
+    await addMembers(s, 30, "cached-qc-register-");
+    const many = await s.db.selectFrom("users").select("id").where("delivery_email", "like", "cached-qc-register-%").execute();
+    for (let i = 0; i < 5; i++) {
+      expectSuccess(await s.api.post(s.realm.owner, "/users/me/subscriptions", { subscriptions: [{ name: `cached qc ${i}` }], principals: JSON.stringify([s.realm.member.id, ...many.map((u) => u.id)]) }));
+    }
+    expectSuccess(await s.api.post(s.realm.other, "/users/me/presence", { status: "active" }));
+    const large = [await warmCount(asBench), await warmCount(withSubscribers)];
+    expect(large).toEqual(small);
+    // The auth lookup, the presence sequence and the caller's own rows (subscriptions,
+    // unread messages, conversations, drafts, settings…); no realm-wide list.
+    expect(small[0]).toBeLessThanOrEqual(20);
   });
 });

@@ -4,8 +4,9 @@ import { toApiProfileField } from "../../lib/custom-profile-fields.js";
 import type { StateContext, StateFetcher } from "./types.js";
 import { loadOnce } from "./shared.js";
 
-/** The realm's profile fields (also read by realm_users). */
-export const profileFieldsOf = (sc: StateContext) => loadOnce(sc, "profile_fields", () => listProfileFields(sc.ctx.db, sc.realm.id));
+/** The realm's profile fields (also read by realm_users), cached per realm: shared, never change them. */
+export const profileFieldsOf = (sc: StateContext) =>
+  loadOnce(sc, "profile_fields", () => sc.ctx.caches.registerProfileFields.get(sc.realm.id, () => listProfileFields(sc.ctx.db, sc.realm.id)));
 
 /** Upstream's field type catalogue. */
 export const CUSTOM_PROFILE_FIELD_TYPES = {

@@ -2,6 +2,7 @@
 import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
+import { serializeState } from "../../events/initial-state/raw-json.js";
 import type { EventQueue, QueueOptions, QueuedEvent } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
@@ -13,6 +14,7 @@ import type { AuthedRequest, ViewResult } from "../request.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 import { answerFromQueueNode } from "./events-forward.js";
+import { serializedFields } from "../response.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -82,8 +84,10 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     },
   });
   const pending = queue.contents();
+  // Cached parts of the state come serialized (raw-json.ts): an applier that reads one gets it parsed.
   applyEvents(state, pending, { includeSubscribers: params.include_subscribers, userId: req.user.id });
-  return { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1, ...state };
+  const head = { queue_id: queue.id, last_event_id: pending.length > 0 ? pending[pending.length - 1].id : -1 };
+  return serializedFields(serializeState(head, state));
 }
 
 /** A new queue for the caller; queue creations per user are rate-limited (429 RATE_LIMIT_HIT). */
