@@ -26,8 +26,10 @@ export function bodyOverLimit(request: FastifyRequest): boolean {
 
 /** Refuses a declared length over `limit` at once, and caps the bytes actually received. */
 export function limitBodySize(request: FastifyRequest, limit: number): void {
-  const declared = Number(request.headers["content-length"] ?? 0);
-  if (declared > limit) throw requestTooLarge();
+  const length = request.headers["content-length"];
+  // Neither a length nor chunked transfer: the request has no body to count (most GETs).
+  if (length === undefined && request.headers["transfer-encoding"] === undefined) return;
+  if (Number(length ?? 0) > limit) throw requestTooLarge();
   const raw = request.raw as IncomingMessage;
   const push = raw.push.bind(raw);
   let received = 0;
