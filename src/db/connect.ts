@@ -27,9 +27,14 @@ export interface DbOptions {
   onQuery?: () => void;
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export function openDb(opts: DbOptions): Kysely<DB> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // A request waits at most CONNECT_TIMEOUT_MS for a connection (PostgreSQL down or
+    // unreachable: a 503, see db/unavailable.ts, rather than a hang); TCP keep-alive finds
+    // connections cut without a word.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     pool.on("error", (err) => (opts.onIdleError ?? defaultIdleError)(err));
     return new Kysely<DB>({ dialect: withNulGuard(new PostgresDialect({ pool })), log: queryLogger(opts) });
   }

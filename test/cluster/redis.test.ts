@@ -3,7 +3,7 @@
  * prefix of its own: the shared rate limiter and the event stream between nodes.
  */
 import crypto from "node:crypto";
-import { Redis } from "ioredis";
+import { Redis, type RedisOptions } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisEventBus } from "../../src/cluster/redis-bus.js";
 import { RedisRateLimiter } from "../../src/cluster/redis-rate-limiter.js";
@@ -12,7 +12,7 @@ import type { PublishedEvent } from "../../src/events/publisher.js";
 
 const url = process.env.TEST_REDIS_URL;
 const connections: Redis[] = [];
-const connect = (opts: ConstructorParameters<typeof Redis>[1] = {}) => {
+const connect = (opts: RedisOptions = {}) => {
   const c = new Redis(url!, { maxRetriesPerRequest: null, ...opts });
   connections.push(c);
   return c;
@@ -101,5 +101,30 @@ describe.skipIf(!url)("the event stream between nodes", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(log2.gaps).toBe(0);
     await current.stop();
+  });
+
+  it("skips an entry written twice and reports a gap in a node's numbering", async () => {
+    const keys = prefix();
+    const writer = connect();
+    const log = { changes: [] as Change[], gaps: 0 };
+    const reader = node("reader", keys, log);
+    await reader.start();
+    const seen: unknown[] = [];
+    reader.subscribe((p) => seen.push(p.event.n));
+    const add = (seq: number, n: number) => writer.xadd(`${keys}events`, "*", "e", JSON.stringify({ node: "x", seq, event: event(n) }));
+    // Sent again after a reconnect (Redis had run it before failing): delivered once.
+    await add(1, 0);
+    await add(2, 1);
+    await add(2, 1);
+    for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([0, 1]);
+    expect(log.gaps).toBe(0);
+    // Entry 3 was lost (a Redis that crashed before anyone read it): a gap, never silence.
+    await add(4, 3);
+    for (let i = 0; i < 100 && log.gaps === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(log.gaps).toBe(1);
+    expect(seen).toEqual([0, 1, 3]);
+    await reader.stop();
   });
 });
