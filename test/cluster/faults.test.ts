@@ -6,10 +6,11 @@
  * other cluster tests) when PostgreSQL's binaries and redis-server are installed.
  */
 import http from "node:http";
+import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../cli/run-cli.js";
-import { clusterConfigured, startCluster, type Cluster } from "../support/cluster.js";
+import { clusterConfigured, startCluster, stopProcess, type Cluster } from "../support/cluster.js";
 import { privateServicesAvailable, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from "../support/private-services.js";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -26,6 +27,8 @@ interface Answer {
   status: number;
   body: Body;
   ms: number;
+  /** When the answer arrived (Date.now()). */
+  at: number;
 }
 
 let postgres: PrivatePostgres;
@@ -63,7 +66,7 @@ function call(base: string, who: Account, method: string, path: string, params: 
         res.on("data", (c: string) => (text += c));
         res.on("end", () => {
           try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Body, ms: Date.now() - started });
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Body, ms: Date.now() - started, at: Date.now() });
           } catch {
             reject(new Error(`${method} ${path}: no JSON (${res.statusCode}): ${text.slice(0, 200)}`));
           }
@@ -127,6 +130,34 @@ async function drain(base: string, who: Account, queueId: string, until: (ids: n
     if ((body.events as Body[]).length === 0) await sleep(50);
   }
   return { ids, lastEventId: last };
+}
+
+/**
+ * A POST whose body is sent in two halves: the request is in flight (its headers read,
+ * its body not yet) until finish() sends the rest and reads the answer.
+ */
+async function slowPost(port: number, who: Account, path: string, params: Record<string, string>): Promise<{ finish(): Promise<Answer> }> {
+  const body = new URLSearchParams(params).toString();
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let text = "";
+  socket.setEncoding("utf8");
+  socket.on("data", (c: string) => (text += c));
+  const ended = new Promise<void>((resolve, reject) => socket.once("end", resolve).once("error", reject));
+  const half = Math.floor(body.length / 2);
+  socket.write(
+    `POST /api/v1${path} HTTP/1.1\r\nHost: chat.test\r\nAuthorization: ${authHeader(who)}\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`,
+  );
+  return {
+    finish: async () => {
+      const started = Date.now();
+      socket.write(body.slice(half));
+      await ended;
+      const [head, payload] = text.split("\r\n\r\n", 2);
+      return { status: Number(head.split(" ")[1]), body: JSON.parse(payload) as Body, ms: Date.now() - started, at: Date.now() };
+    },
+  };
 }
 
 const available = clusterConfigured && privateServicesAvailable();
@@ -220,5 +251,95 @@ describe.skipIf(!available)("faults", () => {
       const { ids } = await drain(node.url, owner, q.queue_id as string, (ids) => ids.length >= 1, q.last_event_id as number);
       expect(ids).toHaveLength(1);
     }
+  });
+
+  it("loses no acknowledged write when a node is killed under load; its clients learn their queue is gone", async () => {
+    const [a] = cluster.nodes;
+    const victim = await cluster.startNode();
+    // Queues of the owner on the survivor and on the node about to die, and a poll waiting
+    // on the latter through the survivor.
+    const onSurvivor = await ok(a.url, owner, "POST", "/register", { event_types: ["message"] });
+    const onVictim = await ok(victim.url, owner, "POST", "/register", { event_types: ["message"] });
+    const quiet = await ok(victim.url, member, "POST", "/register", { event_types: ["realm_emoji"] });
+    const waiting = call(a.url, member, "GET", "/events", { queue_id: quiet.queue_id, last_event_id: String(quiet.last_event_id) });
+
+    const acked: number[] = [];
+    const unexpected: string[] = [];
+    let killed = false;
+    const sender = async (node: typeof a, name: string) => {
+      for (let n = 0; n < 400; n++) {
+        if (killed && node !== victim && n % 10 === 0) return; // the survivor's senders stop soon after the kill
+        let res: Answer;
+        try {
+          res = await sendDirect(node.url, member, owner, `load ${name} ${n}`);
+        } catch (err) {
+          if (node === victim && killed) return; // the node is gone: no answer, no acknowledgement
+          throw err;
+        }
+        if (res.status === 200) acked.push(res.body.id as number);
+        else unexpected.push(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    };
+    const senders = [sender(victim, "v1"), sender(victim, "v2"), sender(victim, "v3"), sender(a, "a1"), sender(a, "a2")];
+    await eventually(async () => (acked.length >= 60 ? true : undefined), "sending under load", 30_000);
+    killed = true;
+    await stopProcess(victim.process, "SIGKILL");
+    await Promise.all(senders);
+    expect(unexpected).toEqual([]);
+
+    // Every acknowledged message is in the database.
+    const db = new pg.Client({ connectionString: postgres.url });
+    await db.connect();
+    try {
+      const found = await db.query("SELECT id FROM messages WHERE id = ANY($1::int[])", [acked]);
+      expect(found.rowCount, "acknowledged messages in the database").toBe(acked.length);
+    } finally {
+      await db.end();
+    }
+    // The poll waiting through the survivor learns at once that its queue is gone.
+    const answer = await waiting;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body).toMatchObject({ result: "error", code: "BAD_EVENT_QUEUE_ID" });
+    // So does the next poll of the dead node's queue, through the survivor.
+    const next = await call(a.url, owner, "GET", "/events", { queue_id: onVictim.queue_id, last_event_id: String(onVictim.last_event_id) });
+    expect(next.body, JSON.stringify(next.body)).toMatchObject({ result: "error", code: "BAD_EVENT_QUEUE_ID" });
+    // The survivor's queue has every acknowledged message, whichever node sent it.
+    const { ids } = await drain(a.url, owner, onSurvivor.queue_id as string, (ids) => acked.every((id) => ids.includes(id)), onSurvivor.last_event_id as number);
+    expect(acked.filter((id) => !ids.includes(id)), "acknowledged messages missing from a surviving queue").toEqual([]);
+  });
+
+  it("on SIGTERM answers waiting polls, refuses new requests with a 503 and finishes writes in flight", async () => {
+    const [a, b] = cluster.nodes;
+    const onA = await ok(a.url, owner, "POST", "/register", { event_types: ["message"] });
+    const quietOnA = await ok(a.url, member, "POST", "/register", { event_types: ["realm_emoji"] });
+    const onB = await ok(b.url, owner, "POST", "/register", { event_types: ["message"] });
+    // Waiting on the closing node: a poll of its own queue, and one forwarded to the other node.
+    const local = call(b.url, owner, "GET", "/events", { queue_id: onB.queue_id, last_event_id: String(onB.last_event_id) });
+    const forwarded = call(b.url, member, "GET", "/events", { queue_id: quietOnA.queue_id, last_event_id: String(quietOnA.last_event_id) });
+    const write = await slowPost(b.port, member, "/messages", { type: "direct", to: JSON.stringify([owner.user_id]), content: "in flight at SIGTERM" });
+    await sleep(500);
+
+    const signalled = Date.now();
+    b.process.kill("SIGTERM");
+    const [l, f] = await Promise.all([local, forwarded]);
+    for (const [answer, what] of [[l, "a poll of the node's own queue"], [f, "a poll forwarded to another node"]] as const) {
+      expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(200);
+      expect(answer.at - signalled, `${what} answered within 2 s`).toBeLessThan(2000);
+      expect(JSON.stringify(answer.body.events)).not.toContain("heartbeat");
+    }
+    // A request arriving now is refused in the envelope (the write keeps the node draining).
+    const refused = await call(b.url, owner, "GET", "/users/me");
+    expectUnavailable(refused, "a request during the shutdown");
+    // The write in flight finishes, and its event reaches the other node.
+    const written = await write.finish();
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    const exited = await eventually(async () => (b.process.exitCode !== null || b.process.signalCode !== null ? b.process.exitCode : undefined), "the node's exit", 15_000);
+    expect(exited, b.log()).toBe(0);
+    expect(b.log()).not.toMatch(/"level":50/);
+    const { ids } = await drain(a.url, owner, onA.queue_id as string, (ids) => ids.includes(written.body.id as number), onA.last_event_id as number);
+    expect(ids).toContain(written.body.id);
+    // The poll forwarded to the other node was ended, not its queue.
+    const after = await call(a.url, member, "GET", "/events", { queue_id: quietOnA.queue_id, last_event_id: String(quietOnA.last_event_id), dont_block: "true" });
+    expect(after.body.result, JSON.stringify(after.body)).toBe("success");
   });
 });
