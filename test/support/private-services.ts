@@ -56,8 +56,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const run = (tool: string, args: string[]) => runAsPostgres(path.join(bin, tool), args);
   await run("initdb", ["-D", data, "--auth=trust", "-U", "postgres", "--no-sync", "--no-locale", "-E", "UTF8"]);
   const port = await freePort();
-  // A socket folder of its own; fsync off: this data is thrown away.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=60`;
+  // A socket folder of its own; fsync off: this data is thrown away (commits still reach the
+  // kernel before they are acknowledged, so a crash of PostgreSQL alone loses none).
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
   const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "log"), "-w", "-t", "30", "start"]);
   const stop = (mode: "fast" | "immediate" = "fast") => run("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "30", "stop"]);
   await start();
