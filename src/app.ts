@@ -12,6 +12,7 @@ import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
 import { registerEmojiFiles } from "./http/emoji-files.js";
 import { registerAccessLog } from "./http/access-log.js";
+import { closingError, drainOnClose } from "./http/closing.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -30,12 +31,18 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     routerOptions: { maxParamLength: 1000 },
     // Undecodable or over-long URLs get the JSON error envelope, not Fastify's own body.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Requests arriving while the server closes get a 503 in the envelope instead (http/closing.ts).
+    return503OnClosing: false,
   });
+  // Event queues: route published events; on shutdown, refuse new requests and answer waiting polls.
+  ctx.eventQueues.start();
+  const closing = drainOnClose(app, ctx);
 
   // Every body is capped by its route's limit (the global one unless the route sets its own),
   // whatever its encoding; undecodable query strings are refused before any view runs.
   // A callback hook, not an async one: no promise per request.
   app.addHook("onRequest", (request, _reply, done) => {
+    if (closing.aborted) return done(closingError());
     try {
       limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
       checkQueryString(request.url);
@@ -72,9 +79,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
 
   if (ctx.log === undefined) ctx.log = app.log;
-  // Event queues: route published events; answer waiting long-polls before the server closes.
-  ctx.eventQueues.start();
-  app.addHook("preClose", async () => ctx.eventQueues.stop());
   registerRoutes(app, ctx, allRoutes);
   registerSignupPages(app, ctx);
   registerEmojiFiles(app, ctx);

@@ -25,6 +25,8 @@ export interface AppContext {
   log?: FastifyBaseLogger;
   /** Set when this process is one node of several (REDIS_URL): where each event queue lives. */
   cluster?: ClusterNode;
+  /** Aborted when the HTTP server starts shutting down (http/closing.ts): waits end then. */
+  closing?: AbortSignal;
   /** The scheduled-delivery job, when running: told of each new delivery time (src/jobs). */
   deliveryJob?: { wakeAt(timestampSeconds: number): void };
 }

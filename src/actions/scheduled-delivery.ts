@@ -14,6 +14,7 @@ import { withTransaction, type Tx } from "../db/tx.js";
 import { getRealm } from "../db/queries/realms.js";
 import { usersByIds } from "../db/queries/messages.js";
 import { claimPending, DELIVERY_REMIND, findScheduledById, updateScheduled } from "../db/queries/scheduled-messages.js";
+import { isDatabaseUnavailable } from "../db/unavailable.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { ApiError } from "../errors.js";
 import { accessMessage } from "../lib/message-access.js";
@@ -81,6 +82,8 @@ export async function deliverScheduled(ctx: AppContext, id: number): Promise<Del
     return "delivered";
   } catch (err) {
     if (err instanceof ClaimLost) return "skipped";
+    // The database went away mid-delivery: nothing was committed; the job tries again later.
+    if (isDatabaseUnavailable(err)) throw err;
     const message = err instanceof ApiError ? err.message : "Internal server error";
     if (!(err instanceof ApiError)) ctx.log?.error({ err, scheduledMessageId: row.id }, "unexpected error delivering a scheduled message");
     return markFailed(ctx, realm, sender, row, message, !(err instanceof SilentFailure));

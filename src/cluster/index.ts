@@ -92,6 +92,18 @@ export class Cluster implements ClusterNode {
   async stop(): Promise<void> {
     await this.registry.stop();
     await this.bus.stop();
-    await Promise.all(this.connections.map((c) => c.quit().catch(() => c.disconnect())));
+    // QUIT sends what the offline queue still holds, if Redis answers in time; a Redis that
+    // is down would keep it waiting for ever.
+    await Promise.all(this.connections.map((c) => quitWithin(c, QUIT_WAIT_MS)));
   }
+}
+
+const QUIT_WAIT_MS = 2_000;
+
+async function quitWithin(connection: Redis, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([connection.quit().catch(() => undefined), timeout]);
+  clearTimeout(timer);
+  connection.disconnect();
 }

@@ -4,6 +4,9 @@
  * not pub/sub: a node whose connection drops reads on from the last entry it saw, so a
  * Redis restart loses no event for queues that survive it. Cache changes that carry no
  * event (a new API key, a password) travel the same way.
+ * Each node numbers its entries: a receiver skips an entry it already had (ioredis sends
+ * again a command Redis did not answer before it failed) and treats a missing number as a
+ * gap (a Redis that crashed lost entries not yet read), never as nothing.
  */
 import type { Redis } from "ioredis";
 import type { Change } from "../caches/change.js";
@@ -15,8 +18,8 @@ const STREAM_LENGTH = 100_000;
 /** How long one XREAD waits before it is issued again (bounds how long stop() waits). */
 const BLOCK_MS = 2_000;
 
-/** One stream entry: an event or a cache change, with the node that wrote it. */
-type Entry = { node: string; event: PublishedEvent } | { node: string; change: Change };
+/** One stream entry: an event or a cache change, with the node that wrote it and its number there. */
+type Entry = { node: string; seq?: number } & ({ event: PublishedEvent } | { change: Change });
 
 export interface RedisBusHooks {
   /** A cache change written by another node. */
@@ -32,6 +35,10 @@ export class RedisEventBus implements EventPublisher {
   private running: Promise<void> | undefined;
   private stopped = false;
   private readonly stream: string;
+  /** The number of this node's last entry. */
+  private seq = 0;
+  /** The number of the last entry read from each other node. */
+  private readonly seen = new Map<string, number>();
 
   constructor(
     private readonly nodeId: string,
@@ -88,6 +95,7 @@ export class RedisEventBus implements EventPublisher {
   }
 
   private append(entry: Entry): void {
+    entry.seq = ++this.seq;
     this.writer.xadd(this.stream, "MAXLEN", "~", String(STREAM_LENGTH), "*", "e", JSON.stringify(entry)).catch((err: Error) => this.hooks.onError(err));
   }
 
@@ -142,6 +150,12 @@ export class RedisEventBus implements EventPublisher {
     if (json === undefined) return;
     const entry = JSON.parse(json) as Entry;
     if (entry.node === this.nodeId) return;
+    if (entry.seq !== undefined) {
+      const last = this.seen.get(entry.node);
+      if (last !== undefined && entry.seq <= last) return;
+      if (last !== undefined && entry.seq > last + 1) this.hooks.onGap();
+      this.seen.set(entry.node, entry.seq);
+    }
     if ("change" in entry) return this.hooks.onChange(entry.change);
     const { realmId, event, userIds, audience } = entry.event;
     this.local.publish(realmId, event, userIds, audience);

@@ -27,10 +27,19 @@ export interface DbOptions {
   onQuery?: () => void;
 }
 
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export function openDb(opts: DbOptions): Kysely<DB> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // A request waits at most CONNECT_TIMEOUT_MS for a connection (PostgreSQL down or
+    // unreachable: a 503, see db/unavailable.ts, rather than a hang); TCP keep-alive finds
+    // connections cut without a word.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
     pool.on("error", (err) => (opts.onIdleError ?? defaultIdleError)(err));
+    // A connection lost while checked out (between the statements of a transaction) reports
+    // on the client itself, and node-postgres would crash the process for want of a listener.
+    // The client's next query fails (a 503, see db/unavailable.ts) and the pool drops it.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     return new Kysely<DB>({ dialect: withNulGuard(new PostgresDialect({ pool })), log: queryLogger(opts) });
   }
   const file = opts.sqlitePath ?? ":memory:";

@@ -208,6 +208,7 @@ export class QueueManager {
   readonly store: EventQueueStore;
   private unsubscribe: (() => void) | null = null;
   private gcTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
   /** Shared shaping is only known to be right for the default shaper. */
   private readonly shapeKey: (queue: EventQueue, event: ChatEvent) => string | null;
 
@@ -229,6 +230,7 @@ export class QueueManager {
   /** Subscribes to the bus and starts the GC sweep (its timer never keeps the process alive). */
   start(): void {
     if (this.unsubscribe) return;
+    this.stopped = false;
     this.unsubscribe = this.deps.events.subscribe((p) => this.route(p));
     const every = Math.max(1000, Math.min(60_000, (this.deps.config.eventQueueIdleSeconds * 1000) / 4));
     this.gcTimer = setInterval(() => this.gc(), every);
@@ -237,6 +239,7 @@ export class QueueManager {
 
   /** Stops routing and timers and answers every waiting poll (server shutdown). */
   stop(): void {
+    this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.gcTimer) clearInterval(this.gcTimer);
@@ -285,7 +288,8 @@ export class QueueManager {
     // A new poll replaces a waiting one on the same queue (which answers with what it has).
     this.finish(q);
     q.lastConnectionTime = this.deps.now();
-    if (q.size > 0 || req.dontBlock) return q.contents();
+    // After stop() no poll waits: the server is closing and would wait for it.
+    if (q.size > 0 || req.dontBlock || this.stopped) return q.contents();
     if (req.signal?.aborted) return [];
     const events = await new Promise<QueuedEvent[] | null>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -1,6 +1,8 @@
 /** Turns thrown errors into the error envelope: {"result":"error","msg":…,<data>,"code":…}. */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.js";
+import { serviceUnavailable } from "../cluster/unavailable.js";
+import { isDatabaseUnavailable } from "../db/unavailable.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { sendJson } from "./response.js";
 
@@ -24,6 +26,11 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   const status = (error as FastifyError).statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     return sendApiError(reply, new ApiError("Malformed payload", { status: 400 }));
+  }
+  // The database is restarting or unreachable: the client may try again (never a 500).
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn(`Database unavailable: ${error.message}`);
+    return sendApiError(reply, serviceUnavailable(error));
   }
   request.log.error({ err: error }, "unhandled error");
   return sendApiError(reply, new ApiError("Internal server error", { status: 500, code: "INTERNAL_SERVER_ERROR" }));

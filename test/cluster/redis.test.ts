@@ -102,4 +102,29 @@ describe.skipIf(!url)("the event stream between nodes", () => {
     expect(log2.gaps).toBe(0);
     await current.stop();
   });
+
+  it("skips an entry written twice and reports a gap in a node's numbering", async () => {
+    const keys = prefix();
+    const writer = connect();
+    const log = { changes: [] as Change[], gaps: 0 };
+    const reader = node("reader", keys, log);
+    await reader.start();
+    const seen: unknown[] = [];
+    reader.subscribe((p) => seen.push(p.event.n));
+    const add = (seq: number, n: number) => writer.xadd(`${keys}events`, "*", "e", JSON.stringify({ node: "x", seq, event: event(n) }));
+    // Sent again after a reconnect (Redis had run it before failing): delivered once.
+    await add(1, 0);
+    await add(2, 1);
+    await add(2, 1);
+    for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([0, 1]);
+    expect(log.gaps).toBe(0);
+    // Entry 3 was lost (a Redis that crashed before anyone read it): a gap, never silence.
+    await add(4, 3);
+    for (let i = 0; i < 100 && log.gaps === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(log.gaps).toBe(1);
+    expect(seen).toEqual([0, 1, 3]);
+    await reader.stop();
+  });
 });

@@ -1,9 +1,10 @@
 /**
  * Graceful shutdown on a real socket: a waiting long-poll is answered by the shutdown
- * (not by its heartbeat), close() resolves promptly, and the event system's timers stop.
+ * (not by its heartbeat), close() resolves promptly, and the event system's timers stop;
+ * requests arriving meanwhile get a 503 in the envelope, writes in flight finish.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth, expectSuccess } from "../support/client.js";
 import { checkResponse } from "../support/openapi/validate.js";
@@ -83,3 +84,63 @@ describe("graceful shutdown", () => {
     if (process.env.SHUTDOWN_DEBUG) console.log(answer);
   });
 });
+
+describe("requests during a shutdown", () => {
+  it("refuses new requests with a 503 envelope, finishes the write in flight, and closes kept-alive connections", async () => {
+    const server = await startTestServer();
+    try {
+      const { member, owner, host } = server.realm;
+      await server.app.listen({ port: 0, host: "127.0.0.1" });
+      const port = (server.app.server.address() as AddressInfo).port;
+      // A kept-alive connection that has made one request: it must not hold the close up.
+      const agent = new http.Agent({ keepAlive: true });
+      const first = await rawGet(port, "/api/v1/users/me", { host, authorization: basicAuth(member) }, agent);
+      expect(first.status).toBe(200);
+      // A send whose body is still on its way when the shutdown begins.
+      const body = new URLSearchParams({ type: "direct", to: JSON.stringify([owner.id]), content: "in flight at shutdown" }).toString();
+      const socket = net.connect(port, "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", resolve));
+      let answer = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (c: string) => (answer += c));
+      const ended = new Promise((resolve) => socket.once("end", resolve));
+      socket.write(`POST /api/v1/messages HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${basicAuth(member)}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+      await new Promise((r) => setTimeout(r, 100));
+
+      const started = Date.now();
+      const closed = server.app.close();
+      await new Promise((r) => setTimeout(r, 50));
+      const refused = await rawGet(port, "/api/v1/users/me", { host, authorization: basicAuth(member) });
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(refused.body)).toEqual({ result: "error", msg: expect.any(String), code: "SERVICE_UNAVAILABLE" });
+      expect(refused.headers.connection).toBe("close");
+
+      socket.write(body.slice(10));
+      await ended;
+      const [head, payload] = answer.split("\r\n\r\n", 2);
+      expect(head).toMatch(/^HTTP\/1\.1 200/);
+      const { id } = JSON.parse(payload) as { id: number };
+      await closed;
+      expect(Date.now() - started, "close() did not wait for the kept-alive connection to time out").toBeLessThan(10_000);
+      const row = await server.db.selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst();
+      expect(row?.id).toBe(id);
+      agent.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+function rawGet(port: number, path: string, headers: Record<string, string>, agent?: http.Agent): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: "GET", headers, agent: agent ?? false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

@@ -15,6 +15,8 @@ import { createTestDb, type TestDb } from "./db.js";
 export const clusterConfigured = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 export interface Node {
+  /** The node id (the prefix of its queue ids). */
+  id: string;
   port: number;
   url: string;
   process: ChildProcess;
@@ -33,16 +35,26 @@ export interface Cluster {
   startNode(): Promise<Node>;
 }
 
-export async function startCluster(nodeCount: number, extraEnv: Record<string, string> = {}): Promise<Cluster> {
+export interface ClusterServices {
+  /** A database of the caller's (not dropped by stop()); a new one on TEST_DATABASE_URL otherwise. */
+  databaseUrl?: string;
+  /** Redis; TEST_REDIS_URL otherwise. */
+  redisUrl?: string;
+}
+
+export async function startCluster(nodeCount: number, extraEnv: Record<string, string> = {}, services: ClusterServices = {}): Promise<Cluster> {
   await ensureBuilt();
   const haproxy = spawnSync("haproxy", ["-v"], { encoding: "utf8" });
   if (haproxy.status !== 0) throw new Error("haproxy is not installed (apt-get install haproxy); the cluster tests need a real proxy");
-  const testDb: TestDb = await createTestDb();
-  await testDb.db.destroy();
+  let testDb: TestDb | undefined;
+  if (services.databaseUrl === undefined) {
+    testDb = await createTestDb();
+    await testDb.db.destroy();
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-cluster-"));
   const env = cliEnv({
-    DATABASE_URL: testDb.url,
-    REDIS_URL: process.env.TEST_REDIS_URL,
+    DATABASE_URL: services.databaseUrl ?? testDb!.url,
+    REDIS_URL: services.redisUrl ?? process.env.TEST_REDIS_URL,
     PARLEY_REDIS_PREFIX: `parley-test-${crypto.randomBytes(4).toString("hex")}:`,
     PARLEY_DATA_DIR: dataDir,
     PARLEY_EXTERNAL_HOST: "chat.test",
@@ -69,7 +81,7 @@ export async function startCluster(nodeCount: number, extraEnv: Record<string, s
     stop: async () => {
       proxy.process.kill("SIGTERM");
       await Promise.all(nodes.map((n) => stopProcess(n.process)));
-      await dropDatabase(testDb);
+      if (testDb) await dropDatabase(testDb);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -92,10 +104,11 @@ function startNodeProcess(env: NodeJS.ProcessEnv): Promise<Node> {
       log += chunk;
       const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
       // Joined: its queues can be found from the other nodes.
-      if (listening && /Cluster: node \w+ joined/.test(log)) {
+      const joined = /Cluster: node (\w+) joined/.exec(log);
+      if (listening && joined) {
         clearTimeout(timer);
         const port = Number(listening[1]);
-        resolve({ port, url: `http://127.0.0.1:${port}`, process: child, log: () => log });
+        resolve({ id: joined[1], port, url: `http://127.0.0.1:${port}`, process: child, log: () => log });
       }
     });
   });
@@ -128,11 +141,14 @@ async function startProxy(ports: number[], dir: string): Promise<{ url: string; 
   throw new Error("haproxy did not start");
 }
 
-export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+/** Sends `signal` and waits for the exit; a process still there after `killAfterMs` is killed. */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", killAfterMs = 20_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill(signal);
+  const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
   await exited;
+  clearTimeout(timer);
 }
 
 function freePort(): Promise<number> {

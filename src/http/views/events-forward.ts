@@ -5,6 +5,7 @@
 import { FORWARDED_HEADER, forwardRequest, type ForwardedAnswer } from "../../cluster/forward.js";
 import { ApiError } from "../../errors.js";
 import { badEventQueueId } from "../../events/queues.js";
+import { closingError } from "../closing.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
 import { SUCCESS_HEAD, serializedFields } from "../response.js";
 
@@ -15,14 +16,21 @@ export async function answerFromQueueNode(req: AuthedRequest): Promise<ViewResul
   if (!cluster || queueId === undefined || req.raw.headers[FORWARDED_HEADER] !== undefined) return undefined;
   const nodeUrl = await cluster.queueNode(queueId);
   if (nodeUrl === null) return undefined;
-  // The client going away ends the forwarded long-poll too.
+  // The client going away ends the forwarded long-poll too, and so does this node's shutdown.
   const abort = new AbortController();
   const socket = req.raw.raw.socket;
   const onClose = () => abort.abort();
   socket.once("close", onClose);
+  const closing = req.ctx.closing;
   try {
-    return relay(await forwardRequest(nodeUrl, req.raw, req.params, abort.signal));
+    return relay(await forwardRequest(nodeUrl, req.raw, req.params, closing ? AbortSignal.any([abort.signal, closing]) : abort.signal));
   } catch (err) {
+    if (closing?.aborted && !abort.signal.aborted) {
+      // This node is shutting down: the poll ends with no events (nothing was acknowledged:
+      // the client polls again, reaching another node); an unfinished DELETE was not done.
+      if (req.raw.method === "GET") return { events: [] };
+      throw closingError();
+    }
     if (abort.signal.aborted || err instanceof ApiError) throw err;
     // The node is gone (killed, restarting): so is the queue; the client re-registers.
     throw badEventQueueId(queueId);
