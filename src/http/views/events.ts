@@ -2,7 +2,7 @@
 import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
-import type { EventQueue, QueueOptions, QueuedEvent } from "../../events/queues.js";
+import type { EventQueue, PolledEvents, QueueOptions } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
 import { p, v, type Validator } from "../params/kinds.js";
@@ -10,6 +10,7 @@ import { paramMessages as m } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
 import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
+import { serializedFields } from "../response.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 
@@ -134,9 +135,9 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
   const socket = req.raw.raw.socket as { once?: (e: string, f: () => void) => void; off?: (e: string, f: () => void) => void } | undefined;
   const onClose = () => abort.abort();
   socket?.once?.("close", onClose);
-  let events: QueuedEvent[];
+  let polled: PolledEvents;
   try {
-    events = await queues.fetch({
+    polled = await queues.poll({
       userId: req.user.id,
       queueId: params.queue_id,
       lastEventId: params.last_event_id,
@@ -146,7 +147,8 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
   } finally {
     socket?.off?.("close", onClose);
   }
-  return { events };
+  // Already serialized: each shared event's JSON is built once for every queue that gets it.
+  return serializedFields([polled.json()]);
 }
 
 /** DELETE /api/v1/events */
