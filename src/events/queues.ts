@@ -228,13 +228,23 @@ type QueueLimitsConfig = Pick<
   "longPollSeconds" | "eventQueueIdleSeconds" | "eventQueuesPerUser" | "eventQueueMaxLifespanSeconds" | "eventQueueMaxEvents"
 >;
 
+/**
+ * What tells a waiting poll that its client went away: the HTTP socket, by its `close`
+ * event. A listener is added only while the poll waits (no AbortController per poll).
+ */
+export interface CloseNotifier {
+  readonly destroyed: boolean;
+  once(event: "close", listener: () => void): unknown;
+  off(event: "close", listener: () => void): unknown;
+}
+
 export interface FetchRequest {
   userId: number;
   queueId: string;
   lastEventId: number;
   dontBlock: boolean;
-  /** Aborts a waiting poll (client went away); the poll then resolves with no events. */
-  signal?: AbortSignal;
+  /** Ends a waiting poll when the client goes away; the poll then resolves with no events. */
+  connection?: CloseNotifier;
 }
 
 export class QueueManager {
@@ -317,7 +327,9 @@ export class QueueManager {
     // A new poll replaces a waiting one on the same queue (which answers with what it has).
     this.finish(q);
     q.lastConnectionTime = this.deps.now();
-    if (q.size > 0 || req.dontBlock || req.signal?.aborted) return q.polled();
+    const connection = req.connection;
+    if (q.size > 0 || req.dontBlock || connection?.destroyed) return q.polled();
+    let gone: (() => void) | undefined;
     const events = await new Promise<PolledEvents | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         q.waiter = null;
@@ -325,18 +337,16 @@ export class QueueManager {
         resolve(q.polled());
       }, this.deps.config.longPollSeconds * 1000);
       q.waiter = { resolve, reject, timer };
-      req.signal?.addEventListener(
-        "abort",
-        () => {
-          if (q.waiter?.resolve === resolve) {
-            clearTimeout(timer);
-            q.waiter = null;
-            resolve(null);
-          }
-        },
-        { once: true },
-      );
+      if (connection === undefined) return;
+      gone = () => {
+        if (q.waiter?.resolve !== resolve) return;
+        clearTimeout(timer);
+        q.waiter = null;
+        resolve(null);
+      };
+      connection.once("close", gone);
     });
+    if (gone) req.connection!.off("close", gone);
     q.lastConnectionTime = this.deps.now();
     return events ?? NO_EVENTS;
   }

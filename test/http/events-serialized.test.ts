@@ -3,13 +3,16 @@
  * once and every queue's own event id is spliced in. The bytes must be exactly the JSON
  * of the events as objects (ids included, id the last key), for queues of every shape.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { User } from "../../src/db/schema.js";
 import { eventsJson, SharedEvent } from "../../src/events/shared-event.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectSuccess, type Params } from "../support/client.js";
 import { register } from "../support/events.js";
 import { createChannel } from "../support/channels.js";
+import { basicAuth } from "../support/client.js";
+import { listenLocally } from "../support/raw-http.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -94,6 +97,26 @@ describe("pre-serialized GET /events bodies", () => {
     expect(events).toHaveLength(1);
     expect(events[0].message.content).toBe("hi *there*");
     expect(raw).toBe(JSON.stringify({ result: "success", msg: "", events: queuedObjects(body.queue_id) }) + "\n");
+  });
+});
+
+describe("a waiting poll whose client goes away", () => {
+  it("stops waiting when its socket closes, and the queue keeps its events for the next poll", async () => {
+    const { member, other } = s.realm;
+    const body = await register(s, other, { event_types: ["message"] });
+    const queue = s.ctx.eventQueues.store.get(body.queue_id)!;
+    const port = await listenLocally(s.app);
+    const socket = net.connect({ host: "127.0.0.1", port });
+    await new Promise((r) => socket.once("connect", r));
+    socket.write(
+      `GET /api/v1/events?queue_id=${body.queue_id}&last_event_id=-1 HTTP/1.1\r\nHost: ${s.api.hosts.get(other.realm_id)}\r\nAuthorization: ${basicAuth(other)}\r\n\r\n`,
+    );
+    await vi.waitFor(() => expect(queue.waiter).not.toBeNull());
+    socket.destroy();
+    await vi.waitFor(() => expect(queue.waiter).toBeNull());
+    expectSuccess(await s.api.post(member, "/messages", { type: "direct", to: JSON.stringify([other.id]), content: "after" }));
+    const { events } = await pollBody(other, body.queue_id, -1);
+    expect(events.map((e) => e.message.content)).toEqual(["after"]);
   });
 });
 

@@ -2,7 +2,7 @@
 import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
-import type { EventQueue, PolledEvents, QueueOptions } from "../../events/queues.js";
+import type { CloseNotifier, EventQueue, QueueOptions } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
 import { p, v, type Validator } from "../params/kinds.js";
@@ -131,24 +131,21 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
     return { events: queue.contents(), queue_id: queue.id };
   }
   if (params.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");
-  const abort = new AbortController();
-  const socket = req.raw.raw.socket as { once?: (e: string, f: () => void) => void; off?: (e: string, f: () => void) => void } | undefined;
-  const onClose = () => abort.abort();
-  socket?.once?.("close", onClose);
-  let polled: PolledEvents;
-  try {
-    polled = await queues.poll({
-      userId: req.user.id,
-      queueId: params.queue_id,
-      lastEventId: params.last_event_id,
-      dontBlock: params.dont_block,
-      signal: abort.signal,
-    });
-  } finally {
-    socket?.off?.("close", onClose);
-  }
+  const polled = await queues.poll({
+    userId: req.user.id,
+    queueId: params.queue_id,
+    lastEventId: params.last_event_id,
+    dontBlock: params.dont_block,
+    connection: closeNotifierOf(req.raw.raw.socket),
+  });
   // Already serialized: each shared event's JSON is built once for every queue that gets it.
   return serializedFields([polled.json()]);
+}
+
+/** The request's socket, when it can tell that the client went away (injected test requests have none). */
+function closeNotifierOf(socket: unknown): CloseNotifier | undefined {
+  const s = socket as Partial<CloseNotifier> | null | undefined;
+  return typeof s?.once === "function" && typeof s.off === "function" && typeof s.destroyed === "boolean" ? (s as CloseNotifier) : undefined;
 }
 
 /** DELETE /api/v1/events */
