@@ -15,9 +15,33 @@ import type { EventPublisher, PublishedEvent } from "./publisher.js";
 import { END_USER_QUEUES_EVENT, type ChatEvent, type EventInternalData } from "./types.js";
 import { buildNarrowPredicate, type NarrowPredicate } from "./narrow.js";
 import { shapeEventForQueue, shapeKeyOf } from "./shape.js";
+import { eventsJson, SharedEvent, type QueuedEvent } from "./shared-event.js";
 
-/** A queued event: the event as delivered, with its per-queue id. */
-export type QueuedEvent = ChatEvent & { id: number };
+export type { QueuedEvent } from "./shared-event.js";
+
+/** What a poll returns: consecutive queued events, from firstId on. */
+export class PolledEvents {
+  constructor(
+    readonly firstId: number,
+    private readonly shared: readonly SharedEvent[],
+  ) {}
+
+  get length(): number {
+    return this.shared.length;
+  }
+
+  events(): QueuedEvent[] {
+    return this.shared.map((e, i) => e.withId(this.firstId + i));
+  }
+
+  /** `"events":[…]`, the same bytes as JSON.stringify of events(), without building them. */
+  json(): Buffer {
+    return eventsJson(this.shared, this.firstId);
+  }
+}
+
+/** Every heartbeat is the same event: serialized once for every queue. */
+const HEARTBEAT = new SharedEvent({ type: "heartbeat" });
 
 export interface QueueOptions {
   userId: number;
@@ -38,7 +62,7 @@ export interface QueueOptions {
 }
 
 interface Waiter {
-  resolve: (events: QueuedEvent[] | null) => void;
+  resolve: (events: PolledEvents | null) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -46,7 +70,8 @@ interface Waiter {
 export class EventQueue {
   readonly id: string;
   readonly opts: QueueOptions;
-  private events: QueuedEvent[] = [];
+  /** Queued events; their ids are consecutive, ending at nextEventId - 1. */
+  private events: SharedEvent[] = [];
   private nextEventId = 0;
   /** Id of the newest event dropped by acknowledgement; -1 before any. */
   newestPrunedId = -1;
@@ -92,24 +117,32 @@ export class EventQueue {
   }
 
   /** Adds an event (already accepted and shaped for this client); returns its id. */
-  push(event: ChatEvent): number {
-    const id = this.nextEventId++;
-    this.events.push({ ...event, id });
-    return id;
+  push(event: ChatEvent | SharedEvent): number {
+    this.events.push(event instanceof SharedEvent ? event : new SharedEvent(event));
+    return this.nextEventId++;
+  }
+
+  /** Id of the oldest queued event (nextEventId when none is queued). */
+  private get firstId(): number {
+    return this.nextEventId - this.events.length;
   }
 
   /** Drops events with id <= throughId (acknowledged by the client). */
   prune(throughId: number): void {
-    let n = 0;
-    while (n < this.events.length && this.events[n].id <= throughId) n++;
+    const n = Math.min(this.events.length, throughId - this.firstId + 1);
     if (n > 0) {
-      this.newestPrunedId = this.events[n - 1].id;
+      this.newestPrunedId = this.firstId + n - 1;
       this.events.splice(0, n);
     }
   }
 
   contents(): QueuedEvent[] {
-    return this.events.slice();
+    return this.polled().events();
+  }
+
+  /** The queued events as a poll returns them. */
+  polled(): PolledEvents {
+    return new PolledEvents(this.firstId, this.events.slice());
   }
 
   /** Id of the newest event ever queued, -1 if none. */
@@ -184,7 +217,7 @@ export class InMemoryEventQueueStore implements EventQueueStore {
 export type EventShaper = (queue: EventQueue, event: ChatEvent) => ChatEvent | null;
 
 /** The shaped copies of one published event, by shape key (see shapeKeyOf). */
-type ShapedCopies = Map<string, ChatEvent | null>;
+type ShapedCopies = Map<string, SharedEvent | null>;
 
 export function badEventQueueId(queueId: string): ApiError {
   return new ApiError(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
@@ -195,13 +228,23 @@ type QueueLimitsConfig = Pick<
   "longPollSeconds" | "eventQueueIdleSeconds" | "eventQueuesPerUser" | "eventQueueMaxLifespanSeconds" | "eventQueueMaxEvents"
 >;
 
+/**
+ * What tells a waiting poll that its client went away: the HTTP socket, by its `close`
+ * event. A listener is added only while the poll waits (no AbortController per poll).
+ */
+export interface CloseNotifier {
+  readonly destroyed: boolean;
+  once(event: "close", listener: () => void): unknown;
+  off(event: "close", listener: () => void): unknown;
+}
+
 export interface FetchRequest {
   userId: number;
   queueId: string;
   lastEventId: number;
   dontBlock: boolean;
-  /** Aborts a waiting poll (client went away); the poll then resolves with no events. */
-  signal?: AbortSignal;
+  /** Ends a waiting poll when the client goes away; the poll then resolves with no events. */
+  connection?: CloseNotifier;
 }
 
 export class QueueManager {
@@ -279,6 +322,11 @@ export class QueueManager {
    * or wait for the next one (or a heartbeat after longPollSeconds).
    */
   async fetch(req: FetchRequest): Promise<QueuedEvent[]> {
+    return (await this.poll(req)).events();
+  }
+
+  /** fetch, answering with the events as PolledEvents (their JSON is built from shared bytes). */
+  async poll(req: FetchRequest): Promise<PolledEvents> {
     const q = this.access(req.userId, req.queueId);
     if (req.lastEventId < q.newestPrunedId) throw new ApiError(`An event newer than ${req.lastEventId} has already been pruned!`);
     q.prune(req.lastEventId);
@@ -288,53 +336,57 @@ export class QueueManager {
     // A new poll replaces a waiting one on the same queue (which answers with what it has).
     this.finish(q);
     q.lastConnectionTime = this.deps.now();
+    const connection = req.connection;
     // After stop() no poll waits: the server is closing and would wait for it.
-    if (q.size > 0 || req.dontBlock || this.stopped) return q.contents();
-    if (req.signal?.aborted) return [];
-    const events = await new Promise<QueuedEvent[] | null>((resolve, reject) => {
+    if (q.size > 0 || req.dontBlock || this.stopped || connection?.destroyed) return q.polled();
+    let gone: (() => void) | undefined;
+    const events = await new Promise<PolledEvents | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         q.waiter = null;
-        q.push({ type: "heartbeat" });
-        resolve(q.contents());
+        q.push(HEARTBEAT);
+        resolve(q.polled());
       }, this.deps.config.longPollSeconds * 1000);
       q.waiter = { resolve, reject, timer };
-      req.signal?.addEventListener(
-        "abort",
-        () => {
-          if (q.waiter?.resolve === resolve) {
-            clearTimeout(timer);
-            q.waiter = null;
-            resolve(null);
-          }
-        },
-        { once: true },
-      );
+      if (connection === undefined) return;
+      gone = () => {
+        if (q.waiter?.resolve !== resolve) return;
+        clearTimeout(timer);
+        q.waiter = null;
+        resolve(null);
+      };
+      connection.once("close", gone);
     });
+    if (gone) req.connection!.off("close", gone);
     q.lastConnectionTime = this.deps.now();
-    return events ?? [];
+    return events ?? NO_EVENTS;
   }
 
   /** Adds an event to a queue (also used by /register for events queued during the state fetch). */
   deliver(q: EventQueue, event: ChatEvent, copies?: ShapedCopies): void {
-    if (!q.accepts(event)) return;
+    if (!this.offer(q, event, copies)) this.drop(q);
+  }
+
+  /**
+   * Queues the event if the client wants it, answering a waiting poll; false when the queue
+   * is full: the client stopped acknowledging, so the caller drops the queue and the client
+   * re-registers (BAD_EVENT_QUEUE_ID) rather than silently losing events.
+   */
+  private offer(q: EventQueue, event: ChatEvent, copies: ShapedCopies | undefined): boolean {
+    if (!q.accepts(event)) return true;
     const shaped = this.shaped(q, event, copies);
-    if (shaped === null) return;
-    if (q.size >= this.deps.config.eventQueueMaxEvents) {
-      // The client stopped acknowledging; drop the queue so it re-registers
-      // (BAD_EVENT_QUEUE_ID) rather than silently losing events.
-      this.drop(q);
-      return;
-    }
+    if (shaped === null) return true;
+    if (q.size >= this.deps.config.eventQueueMaxEvents) return false;
     q.push(shaped);
     if (q.waiter) this.finish(q);
+    return true;
   }
 
   /** The event shaped for the queue, shared with earlier queues of the same shape key. */
-  private shaped(q: EventQueue, event: ChatEvent, copies: ShapedCopies | undefined): ChatEvent | null {
+  private shaped(q: EventQueue, event: ChatEvent, copies: ShapedCopies | undefined): SharedEvent | null {
     const key = copies ? this.shapeKey(q, event) : null;
-    if (key === null) return this.shape(q, event);
+    if (key === null) return sharedOrNull(this.shape(q, event));
     let shaped = copies!.get(key);
-    if (shaped === undefined) copies!.set(key, (shaped = this.shape(q, event)));
+    if (shaped === undefined) copies!.set(key, (shaped = sharedOrNull(this.shape(q, event))));
     return shaped;
   }
 
@@ -358,11 +410,13 @@ export class QueueManager {
     }
     const messageId = messageIdOf(p.event);
     const copies: ShapedCopies = new Map();
+    // Full queues are dropped after the loops: the store's sets are not changed while iterated.
+    const full: EventQueue[] = [];
     for (const userId of new Set(p.userIds)) {
-      for (const q of [...this.store.forUser(userId)]) {
+      for (const q of this.store.forUser(userId)) {
         if (q.opts.realmId !== p.realmId) continue;
         if (messageId !== null) q.lastAddressedMessageId = messageId;
-        this.deliver(q, p.event, copies);
+        if (!this.offer(q, p.event, copies)) full.push(q);
       }
     }
     if (p.audience?.publicChannelId !== undefined && messageId !== null) {
@@ -370,12 +424,13 @@ export class QueueManager {
       // whose user is a recipient already got the message with the user's own flags.
       const copy = { ...p.event, flags: [] };
       const publicCopies: ShapedCopies = new Map();
-      for (const q of [...this.store.allPublicStreams(p.realmId)]) {
+      for (const q of this.store.allPublicStreams(p.realmId)) {
         if (q.lastAddressedMessageId === messageId) continue;
         q.lastAddressedMessageId = messageId;
-        this.deliver(q, copy, publicCopies);
+        if (!this.offer(q, copy, publicCopies)) full.push(q);
       }
     }
+    for (const q of full) this.drop(q);
   }
 
   /**
@@ -407,8 +462,14 @@ export class QueueManager {
     if (!w) return;
     q.waiter = null;
     clearTimeout(w.timer);
-    w.resolve(q.contents());
+    w.resolve(q.polled());
   }
+}
+
+const NO_EVENTS = new PolledEvents(0, []);
+
+function sharedOrNull(event: ChatEvent | null): SharedEvent | null {
+  return event === null ? null : new SharedEvent(event);
 }
 
 function messageIdOf(event: ChatEvent): number | null {

@@ -3,7 +3,7 @@ import { nowSeconds } from "../../context.js";
 import { applyEvents } from "../../events/apply.js";
 import { fetchInitialState } from "../../events/initial-state/index.js";
 import { serializeState } from "../../events/initial-state/raw-json.js";
-import type { EventQueue, QueueOptions, QueuedEvent } from "../../events/queues.js";
+import type { CloseNotifier, EventQueue, QueueOptions } from "../../events/queues.js";
 import { ApiError } from "../../errors.js";
 import { isGuest } from "../../lib/roles.js";
 import { p, v, type Validator } from "../params/kinds.js";
@@ -11,10 +11,10 @@ import { paramMessages as m } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
 import { realmHost } from "../../lib/realm-host.js";
 import type { AuthedRequest, ViewResult } from "../request.js";
+import { serializedFields } from "../response.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 import { answerFromQueueNode } from "./events-forward.js";
-import { serializedFields } from "../response.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -137,23 +137,21 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
     return { events: queue.contents(), queue_id: queue.id };
   }
   if (params.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");
-  const abort = new AbortController();
-  const socket = req.raw.raw.socket as { once?: (e: string, f: () => void) => void; off?: (e: string, f: () => void) => void } | undefined;
-  const onClose = () => abort.abort();
-  socket?.once?.("close", onClose);
-  let events: QueuedEvent[];
-  try {
-    events = await queues.fetch({
-      userId: req.user.id,
-      queueId: params.queue_id,
-      lastEventId: params.last_event_id,
-      dontBlock: params.dont_block,
-      signal: abort.signal,
-    });
-  } finally {
-    socket?.off?.("close", onClose);
-  }
-  return { events };
+  const polled = await queues.poll({
+    userId: req.user.id,
+    queueId: params.queue_id,
+    lastEventId: params.last_event_id,
+    dontBlock: params.dont_block,
+    connection: closeNotifierOf(req.raw.raw.socket),
+  });
+  // Already serialized: each shared event's JSON is built once for every queue that gets it.
+  return serializedFields([polled.json()]);
+}
+
+/** The request's socket, when it can tell that the client went away (injected test requests have none). */
+function closeNotifierOf(socket: unknown): CloseNotifier | undefined {
+  const s = socket as Partial<CloseNotifier> | null | undefined;
+  return typeof s?.once === "function" && typeof s.off === "function" && typeof s.destroyed === "boolean" ? (s as CloseNotifier) : undefined;
 }
 
 /** DELETE /api/v1/events */
