@@ -12,8 +12,8 @@ import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { insertMessage, insertUserMessagesOfMessage, setFirstMessageIdIfNull, mentionSettingsOfGroups, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
-import { alertWordsOfRecipients, channelRecipients, channelSubscriberIds, groupIdsOfMember } from "../db/queries/message-send.js";
-import { groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
+import { alertWordsOfRecipients, channelRecipients, channelSubscriberIds } from "../db/queries/message-send.js";
+import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
 import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
 import { normalizeContent } from "../lib/message-content.js";
@@ -53,7 +53,7 @@ export interface SendTransactionHooks {
 /** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
 export async function userInGroup(db: Queryable, user: User, groupId: number | null): Promise<boolean> {
   if (groupId === null) return true;
-  return (await groupIdsOfMember(db, user.realm_id, user.id)).has(groupId);
+  return (await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId);
 }
 
 /** The channel's can_send_message_group (a bot may post where its owner may). */

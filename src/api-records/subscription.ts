@@ -17,16 +17,11 @@ export interface ApiSubscription extends ApiChannel {
 
 const flag = (v: number | null): boolean | null => (v === null ? null : v === 1);
 
-/** `subscribers` is included only when given (include_subscribers). */
-export function toApiSubscription(
-  sub: Subscription,
-  channel: Channel,
-  subscriberIds: readonly number[],
-  groups: ChannelGroupDefaults,
-  includeSubscribers: boolean,
-): ApiSubscription {
-  const out: ApiSubscription = {
-    ...toApiChannel(channel, subscriberIds.length, groups),
+export type SubscriptionSettings = Omit<ApiSubscription, keyof ApiChannel | "subscribers">;
+
+/** The subscriber's own settings of a subscription record (after the channel's fields). */
+export function subscriptionSettings(sub: Subscription): SubscriptionSettings {
+  return {
     color: sub.color,
     is_muted: sub.is_muted === 1,
     in_home_view: sub.is_muted !== 1,
@@ -37,6 +32,17 @@ export function toApiSubscription(
     email_notifications: flag(sub.email_notifications),
     wildcard_mentions_notify: flag(sub.wildcard_mentions_notify),
   };
+}
+
+/** `subscribers` is included only when given (include_subscribers). */
+export function toApiSubscription(
+  sub: Subscription,
+  channel: Channel,
+  subscriberIds: readonly number[],
+  groups: ChannelGroupDefaults,
+  includeSubscribers: boolean,
+): ApiSubscription {
+  const out: ApiSubscription = { ...toApiChannel(channel, subscriberIds.length, groups), ...subscriptionSettings(sub) };
   if (includeSubscribers) out.subscribers = [...subscriberIds];
   return out;
 }

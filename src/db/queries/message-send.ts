@@ -72,30 +72,6 @@ export async function channelRecipients(
   return { userIds, alertWords };
 }
 
-const containingGroups = compiledOnce((db, realmId: number, userId: number) =>
-  db
-    .withRecursive("containing(group_id)", (qb) =>
-      qb
-        .selectFrom("user_group_members")
-        .select("user_group_members.group_id as group_id")
-        .where("user_group_members.realm_id", "=", realmId)
-        .where("user_group_members.user_id", "=", userId)
-        .union((qb2) =>
-          qb2
-            .selectFrom("user_group_subgroups as e")
-            .innerJoin("containing", "containing.group_id", "e.subgroup_id")
-            .select("e.supergroup_id as group_id"),
-        ),
-    )
-    .selectFrom("containing")
-    .select("group_id"),
-);
-
-/** All groups containing the user, directly or through subgroups (as groupIdsContainingUser). */
-export async function groupIdsOfMember(db: Queryable, realmId: number, userId: number): Promise<Set<number>> {
-  return new Set((await containingGroups(db, realmId, userId)).map((r) => r.group_id));
-}
-
 const alertWordsIn = compiledOnce((db, realmId: number, userIds: string | number[]) =>
   db.selectFrom("alert_words").select(["user_id", "word"]).where("realm_id", "=", realmId).where(inIntegerList(db, "user_id", userIds)),
 );

@@ -3,6 +3,7 @@
  * with one recursive query (WITH RECURSIVE, on both engines) whatever the depth: the
  * closure of groups below (subgroups) or above (supergroups) a set of groups.
  */
+import { compiledOnce } from "../compiled.js";
 import type { Queryable } from "../tx.js";
 import type { UserGroup } from "../schema.js";
 
@@ -67,9 +68,13 @@ export async function recursiveSubgroupIds(db: Queryable, realmId: number, group
   return out;
 }
 
-/** All groups containing the user, directly or through subgroups: one recursive query. */
+/** All groups containing the user, directly or through subgroups: one recursive query, compiled once (every send checks it). */
 export async function groupIdsContainingUser(db: Queryable, realmId: number, userId: number): Promise<Set<number>> {
-  const rows = await db
+  return new Set((await containingGroups(db, realmId, userId)).map((r) => r.group_id));
+}
+
+const containingGroups = compiledOnce((db, realmId: number, userId: number) =>
+  db
     .withRecursive("containing(group_id)", (qb) =>
       qb
         .selectFrom("user_group_members")
@@ -84,10 +89,8 @@ export async function groupIdsContainingUser(db: Queryable, realmId: number, use
         ),
     )
     .selectFrom("containing")
-    .select("group_id")
-    .execute();
-  return new Set(rows.map((r) => r.group_id));
-}
+    .select("group_id"),
+);
 
 /** Active members of each group, including members of its subgroups: one recursive query. */
 export async function groupMemberIdsRecursive(db: Queryable, realmId: number, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {

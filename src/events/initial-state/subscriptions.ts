@@ -6,6 +6,7 @@
  */
 import { channelGroupDefaults } from "../../actions/channels.js";
 import { toApiChannel } from "../../api-records/channel.js";
+import { subscriptionSettings } from "../../api-records/subscription.js";
 import type { RealmChannels } from "../../caches/register-parts.js";
 import { listRealmChannels } from "../../db/queries/channels.js";
 import { channelSubscriptionsOfUser, subscriberIdsByChannel } from "../../db/queries/subscriptions.js";
@@ -32,21 +33,10 @@ const load = (sc: StateContext) =>
     subs: await channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false }),
   }));
 
-const flag = (v: number | null): boolean | null => (v === null ? null : v === 1);
 
 /** toApiSubscription's record as JSON: the channel's cached record, then the caller's own settings. */
 function subscriptionJson(channelJson: string, sub: Subscription, subscribers: readonly number[], includeSubscribers: boolean): string {
-  const own: Record<string, unknown> = {
-    color: sub.color,
-    is_muted: sub.is_muted === 1,
-    in_home_view: sub.is_muted !== 1,
-    pin_to_top: sub.pin_to_top === 1,
-    desktop_notifications: flag(sub.desktop_notifications),
-    audible_notifications: flag(sub.audible_notifications),
-    push_notifications: flag(sub.push_notifications),
-    email_notifications: flag(sub.email_notifications),
-    wildcard_mentions_notify: flag(sub.wildcard_mentions_notify),
-  };
+  const own: Record<string, unknown> = subscriptionSettings(sub);
   if (includeSubscribers) own.subscribers = subscribers;
   return `${channelJson.slice(0, -1)},${JSON.stringify(own).slice(1)}`;
 }
