@@ -24,7 +24,9 @@ export interface StepResult {
   p99: number;
   errors: number;
   served: boolean;
-  byAction: Record<string, { count: number; p99: number }>;
+  byAction: Record<string, { count: number; p99: number; errors: number }>;
+  /** Distinct failures of the step (status and message), with their counts. */
+  failures: Record<string, number>;
 }
 
 export interface RampTarget {
@@ -56,6 +58,7 @@ export async function runRamp(target: RampTarget, steps: number[]): Promise<Step
       await load.stop();
       results.push(result);
       target.log(`  ${size} users: ${result.actionsPerSecond} actions/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors${result.served ? "" : " (not served)"}`);
+      for (const [failure, count] of Object.entries(result.failures)) target.log(`    ${count} × ${failure}`);
       if (!result.served) break;
     }
   } finally {
@@ -71,7 +74,6 @@ function startActions(users: SimulatedUser[], channel: string): { stop(): Promis
   const inFlight = new Set<Promise<unknown>>();
   let due = 0;
   let last = performance.now();
-  const reacted = new WeakMap<SimulatedUser, Set<string>>();
   const presenceIds = new WeakMap<SimulatedUser, number>();
   const act = (u: SimulatedUser, action: Action): Promise<unknown> => {
     const other = users[Math.floor(Math.random() * users.length)].user;
@@ -89,12 +91,9 @@ function startActions(users: SimulatedUser[], channel: string): { stop(): Promis
       case "react": {
         const id = u.lastMessageId;
         if (id === undefined) return Promise.resolve();
-        let done = reacted.get(u);
-        if (!done) reacted.set(u, (done = new Set()));
-        const key = `${id}`;
-        const method = done.has(key) ? "DELETE" : "POST";
-        if (method === "POST") done.add(key);
-        else done.delete(key);
+        const method = u.reacted.has(id) ? "DELETE" : "POST";
+        if (method === "POST") u.reacted.add(id);
+        else u.reacted.delete(id);
         return u.call("react", method, `/messages/${id}/reactions`, { emoji_name: "thumbs_up" });
       }
       case "typing":
@@ -127,8 +126,10 @@ function summarize(users: number, window: Sample[], seconds: number): StepResult
   const byAction: StepResult["byAction"] = {};
   for (const name of Object.keys(MIX)) {
     const ms = actions.filter((s) => s.action === name).map((s) => s.ms);
-    byAction[name] = { count: ms.length, p99: percentile(ms, 99) };
+    byAction[name] = { count: ms.length, p99: percentile(ms, 99), errors: window.filter((s) => s.action === name && !s.ok).length };
   }
+  const failures: Record<string, number> = {};
+  for (const s of window) if (!s.ok) failures[`${s.action}: ${s.failure ?? "?"}`] = (failures[`${s.action}: ${s.failure ?? "?"}`] ?? 0) + 1;
   const all = actions.map((s) => s.ms);
   const p99 = percentile(all, 99);
   return {
@@ -139,6 +140,7 @@ function summarize(users: number, window: Sample[], seconds: number): StepResult
     errors,
     served: errors === 0 && p99 < P99_LIMIT_MS,
     byAction,
+    failures,
   };
 }
 

@@ -9,6 +9,8 @@ export interface Sample {
   action: string;
   ms: number;
   ok: boolean;
+  /** For a failure: the status and the server's message (or the client's error). */
+  failure?: string;
 }
 
 export class SimulatedUser {
@@ -18,6 +20,8 @@ export class SimulatedUser {
   private polling: Promise<void> | undefined;
   /** A recent message this user saw, to react to. */
   lastMessageId: number | undefined;
+  /** Messages this user has reacted to (the next reaction there removes it). */
+  readonly reacted = new Set<number>();
 
   constructor(
     private readonly base: string,
@@ -64,15 +68,15 @@ export class SimulatedUser {
             if (event.type === "message") this.lastMessageId = event.message.id as number;
           }
         } else if (body.code === "BAD_EVENT_QUEUE_ID") {
-          this.record({ action: "poll", ms: 0, ok: false });
+          this.record({ action: "poll", ms: 0, ok: false, failure: "BAD_EVENT_QUEUE_ID" });
           await this.register();
         } else {
-          this.record({ action: "poll", ms: 0, ok: false });
+          this.record({ action: "poll", ms: 0, ok: false, failure: `${res.status} ${String(body.msg)}` });
           await new Promise((r) => setTimeout(r, 1000));
         }
-      } catch {
+      } catch (err) {
         if (this.stopped) return;
-        this.record({ action: "poll", ms: 0, ok: false });
+        this.record({ action: "poll", ms: 0, ok: false, failure: (err as Error).message });
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
@@ -90,10 +94,11 @@ export class SimulatedUser {
         body: get ? undefined : encoded,
       });
       const body = (await res.json()) as Record<string, unknown>;
-      this.record({ action, ms: performance.now() - started, ok: res.status === 200 });
-      return res.status === 200 ? body : undefined;
-    } catch {
-      this.record({ action, ms: performance.now() - started, ok: false });
+      const ok = res.status === 200;
+      this.record({ action, ms: performance.now() - started, ok, ...(ok ? {} : { failure: `${res.status} ${String(body.msg)}` }) });
+      return ok ? body : undefined;
+    } catch (err) {
+      this.record({ action, ms: performance.now() - started, ok: false, failure: (err as Error).message });
       return undefined;
     }
   }
