@@ -45,3 +45,10 @@ export class UnauthorizedPrincipalError extends ApiError {
 
 export const mustBeAdmin = () => new UnauthorizedPrincipalError("Must be an organization administrator");
 export const mustBeOwner = () => new UnauthorizedPrincipalError("Must be an organization owner");
+
+/** A service Parley needs (the database, Redis, another node) cannot be reached now: HTTP 503, try again. */
+export function serviceUnavailable(cause?: Error): ApiError {
+  const err = new ApiError("Service temporarily unavailable; try again shortly", { status: 503, code: "SERVICE_UNAVAILABLE", headers: { "Retry-After": "1" } });
+  if (cause) (err as { cause?: unknown }).cause = cause;
+  return err;
+}

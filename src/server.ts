@@ -135,8 +135,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await logStartup(app, ctx, applied);
     await listen(app, config);
     if (cluster) {
-      await cluster.start(config.nodeUrl ?? listeningUrl(app));
-      app.log.info(`Cluster: node ${cluster.nodeId} joined through Redis, reachable at ${config.nodeUrl ?? listeningUrl(app)}`);
+      const nodeUrl = config.nodeUrl ?? listeningUrl(app);
+      await cluster.start(nodeUrl);
+      app.log.info(`Cluster: node ${cluster.nodeId} joined through Redis, reachable at ${nodeUrl}`);
     }
     // Everything that came due while the server was down is delivered now, then on time.
     void delivery.start();

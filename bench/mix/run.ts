@@ -5,7 +5,7 @@
  * the ramp (ramp.ts) adds simulated users until the actions' p99 reaches 100 ms or a
  * request fails. Prints a table and writes bench/results/mix-postgresql.json.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +15,8 @@ import pg from "pg";
 import { sql } from "kysely";
 import { loadConfig } from "../../src/config.js";
 import { createContext } from "../../src/server.js";
-import { freePort, startParley, type Server } from "../processes.js";
+import { startHaproxy } from "../haproxy.js";
+import { startParley, type Server } from "../processes.js";
 import { machine, writeJson } from "../report.js";
 import { createBenchRealm, SEND_CHANNEL } from "../seed.js";
 import { MIX, P99_LIMIT_MS, STEP_SECONDS, runRamp, type StepResult } from "./ramp.js";
@@ -92,40 +93,4 @@ async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
       await c.end();
     },
   };
-}
-
-async function startHaproxy(ports: number[], dir: string): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const file = path.join(dir, "haproxy.cfg");
-  fs.writeFileSync(
-    file,
-    [
-      "global",
-      // Two sockets per long-poll: within the machine's open-file limit.
-      "  maxconn 9000",
-      "defaults",
-      "  mode http",
-      "  maxconn 9000",
-      "  timeout connect 2s",
-      "  timeout client 90s",
-      "  timeout server 90s",
-      "frontend parley",
-      `  bind 127.0.0.1:${port}`,
-      "  default_backend nodes",
-      "backend nodes",
-      "  balance roundrobin",
-      ...ports.map((p, i) => `  server node${i} 127.0.0.1:${p}`),
-      "",
-    ].join("\n"),
-  );
-  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "inherit"] });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/api/v1/server_settings`);
-      return { url: `http://127.0.0.1:${port}`, process: child };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error("haproxy did not start");
 }

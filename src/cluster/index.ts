@@ -9,11 +9,11 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Change } from "../caches/change.js";
+import { serviceUnavailable } from "../errors.js";
 import { badEventQueueId } from "../events/queues.js";
 import { NodeRegistry } from "./nodes.js";
 import { RedisEventBus } from "./redis-bus.js";
 import { RedisRateLimiter } from "./redis-rate-limiter.js";
-import { serviceUnavailable } from "./unavailable.js";
 
 /** What a view needs to know of the cluster: where a queue lives. */
 export interface ClusterNode {

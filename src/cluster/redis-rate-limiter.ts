@@ -5,7 +5,7 @@
  */
 import type { Redis } from "ioredis";
 import type { RateDecision, RateLimiter, RateRule } from "../http/rate-limit.js";
-import { serviceUnavailable } from "./unavailable.js";
+import { serviceUnavailable } from "../errors.js";
 
 /** Counts one hit; the first hit of a window starts its expiry. Returns [count, ms left]. */
 const HIT = `

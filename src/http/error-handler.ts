@@ -1,7 +1,6 @@
 /** Turns thrown errors into the error envelope: {"result":"error","msg":…,<data>,"code":…}. */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "../errors.js";
-import { serviceUnavailable } from "../cluster/unavailable.js";
+import { ApiError, serviceUnavailable } from "../errors.js";
 import { isDatabaseUnavailable } from "../db/unavailable.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { sendJson } from "./response.js";

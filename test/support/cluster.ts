@@ -6,9 +6,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { startHaproxy } from "../../bench/haproxy.js";
 import { CLI, ROOT, cliEnv, ensureBuilt, runCli } from "../cli/run-cli.js";
 import { createTestDb, type TestDb } from "./db.js";
 
@@ -70,7 +70,7 @@ export async function startCluster(nodeCount: number, extraEnv: Record<string, s
     return node;
   };
   for (let i = 0; i < nodeCount; i++) await startNode();
-  const proxy = await startProxy(nodes.map((n) => n.port), dataDir);
+  const proxy = await startHaproxy(nodes.map((n) => n.port), dataDir, { closeServerConnections: true });
   return {
     nodes,
     proxyUrl: proxy.url,
@@ -114,33 +114,6 @@ function startNodeProcess(env: NodeJS.ProcessEnv): Promise<Node> {
   });
 }
 
-async function startProxy(ports: number[], dir: string): Promise<{ url: string; process: ChildProcess }> {
-  const port = await freePort();
-  const config = [
-    "defaults",
-    "  mode http",
-    "  timeout connect 2s",
-    "  timeout client 90s",
-    "  timeout server 90s",
-    "frontend parley",
-    `  bind 127.0.0.1:${port}`,
-    "  default_backend nodes",
-    "backend nodes",
-    "  balance roundrobin",
-    // One request per connection to the nodes, so successive requests really move between them.
-    "  option http-server-close",
-    ...ports.map((p, i) => `  server node${i} 127.0.0.1:${p}`),
-  ].join("\n");
-  const file = path.join(dir, "haproxy.cfg");
-  fs.writeFileSync(file, `${config}\n`);
-  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
-  for (let i = 0; i < 100; i++) {
-    if (await canConnect(port)) return { url: `http://127.0.0.1:${port}`, process: child };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("haproxy did not start");
-}
-
 /** Sends `signal` and waits for the exit; a process still there after `killAfterMs` is killed. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", killAfterMs = 20_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -149,25 +122,4 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
   await exited;
   clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-  });
 }
