@@ -319,13 +319,9 @@ export class QueueManager {
 
   /**
    * GET /events: acknowledge through lastEventId, then return queued events at once,
-   * or wait for the next one (or a heartbeat after longPollSeconds).
+   * or wait for the next one (or a heartbeat after longPollSeconds). The events come as
+   * PolledEvents: their JSON is built from shared bytes.
    */
-  async fetch(req: FetchRequest): Promise<QueuedEvent[]> {
-    return (await this.poll(req)).events();
-  }
-
-  /** fetch, answering with the events as PolledEvents (their JSON is built from shared bytes). */
   async poll(req: FetchRequest): Promise<PolledEvents> {
     const q = this.access(req.userId, req.queueId);
     if (req.lastEventId < q.newestPrunedId) throw new ApiError(`An event newer than ${req.lastEventId} has already been pruned!`);
