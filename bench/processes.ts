@@ -39,7 +39,9 @@ export async function startParley(dataDir: string, databaseUrl: string | undefin
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(here, "..", "src", "cli.js"), "serve"], { env, stdio: ["ignore", log, log] });
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(here, "..", "src", "cli.js"), "serve"], { env, stdio: ["ignore", log, log] });
   fs.closeSync(log);
   await waitForHttp(port, "/api/v1/server_settings", child);
   return serverOf(child, port);
