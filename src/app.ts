@@ -13,6 +13,7 @@ import { registerSignupPages } from "./http/signup-pages.js";
 import { registerEmojiFiles } from "./http/emoji-files.js";
 import { registerAccessLog } from "./http/access-log.js";
 import { closingError, drainOnClose } from "./http/closing.js";
+import { registerWebApp } from "./http/web-app.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -83,5 +84,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerSignupPages(app, ctx);
   registerEmojiFiles(app, ctx);
   registerUploadPages(app, ctx);
+  registerWebApp(app, ctx);
   return app;
 }

@@ -53,6 +53,8 @@ export interface Config {
   fileStorage: FileStorageKind;
   /** The URL other nodes reach this one at (GET /events is forwarded to a queue's node); undefined: http://HOST:PORT as listening. */
   nodeUrl: string | undefined;
+  /** The built web app (scripts/build-web.mjs); undefined: dist/web of this installation. */
+  webDir?: string;
 }
 
 export type FileStorageKind = "database" | "folder";
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: env.PARLEY_REDIS_PREFIX || "parley:",
     nodeUrl: env.PARLEY_NODE_URL || undefined,
     fileStorage: fileStorageFromEnv(env.PARLEY_FILE_STORAGE, env.DATABASE_URL),
+    webDir: env.PARLEY_WEB_DIR || undefined,
   };
 }
 
