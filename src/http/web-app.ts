@@ -78,6 +78,7 @@ function page(js: string, css: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Parley</title>
 <link rel="stylesheet" href="/static/web/${css}">
 <script type="module" src="/static/web/${js}"></script>

@@ -9,7 +9,9 @@ export function NarrowHeader() {
   const ctl = useContext(Ctl);
   const s = ctl.store;
   const n = ctl.narrow!;
-  const typing = s.typing.filter((t) => t.narrow === narrowKey(n) && t.until > Date.now());
+  // In a channel, typing in any of its topics shows.
+  const key = narrowKey(n);
+  const typing = s.typing.filter((t) => (t.narrow === key || (n.kind === "channel" && t.narrow.startsWith(`topic/${n.streamId}/`))) && t.until > Date.now());
   let title: string;
   if (n.kind === "dm") title = n.userIds.length ? `Direct messages with ${n.userIds.map((id) => s.userName(id)).join(", ")}` : "Messages to yourself";
   else title = `#${s.channelName(n.streamId)}${n.kind === "topic" ? ` > ${n.topic || "(no topic)"}` : ""}`;
