@@ -28,6 +28,7 @@ export interface Person {
   password: string;
   fullName: string;
   userId: number;
+  apiKey: string;
 }
 
 export interface E2eWorld {
@@ -58,12 +59,13 @@ export async function startWorld(): Promise<E2eWorld> {
   const cli = async (args: string[]) => {
     const r = await runCli(args, env);
     expect(r.code, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { user_id: number; email: string };
+    const out = JSON.parse(r.stdout) as { user_id: number; api_key: string };
+    return { userId: out.user_id, apiKey: out.api_key };
   };
-  const ada = { email: "ada@acme.test", password: "ada-pass-phrase-1", fullName: "Ada Boss", userId: 0 };
-  const bo = { email: "bo@acme.test", password: "bo-pass-phrase-1", fullName: "Bo Member", userId: 0 };
-  ada.userId = (await cli(["create-realm", "--name", "Acme", "--owner-email", ada.email, "--owner-name", ada.fullName, "--password", ada.password, "--json"])).user_id;
-  bo.userId = (await cli(["create-user", "--email", bo.email, "--full-name", bo.fullName, "--password", bo.password, "--role", "member", "--json"])).user_id;
+  const ada: Person = { email: "ada@acme.test", password: "ada-pass-phrase-1", fullName: "Ada Boss", userId: 0, apiKey: "" };
+  const bo: Person = { email: "bo@acme.test", password: "bo-pass-phrase-1", fullName: "Bo Member", userId: 0, apiKey: "" };
+  Object.assign(ada, await cli(["create-realm", "--name", "Acme", "--owner-email", ada.email, "--owner-name", ada.fullName, "--password", ada.password, "--json"]));
+  Object.assign(bo, await cli(["create-user", "--email", bo.email, "--full-name", bo.fullName, "--password", bo.password, "--role", "member", "--json"]));
 
   const server: ChildProcess = spawn(process.execPath, [CLI, "serve"], { env, cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -102,6 +104,19 @@ export interface Session {
   page: Page;
   /** Uncaught errors of the page's scripts (a test expects none). */
   errors: string[];
+}
+
+/** A request to the API as `who` with Basic credentials (to set up data the browser then shows). */
+export async function apiAs(world: E2eWorld, who: Person, method: string, path: string, params: Record<string, string>): Promise<Record<string, any>> {
+  const query = method === "GET" ? `?${new URLSearchParams(params)}` : "";
+  const res = await fetch(`${world.url}/api/v1${path}${query}`, {
+    method,
+    headers: { authorization: `Basic ${Buffer.from(`${who.email}:${who.apiKey}`).toString("base64")}` },
+    body: method === "GET" ? undefined : new URLSearchParams(params),
+  });
+  const body = (await res.json()) as Record<string, any>;
+  expect(body.result, JSON.stringify(body)).toBe("success");
+  return body;
 }
 
 /** A fresh browser context (its own cookies) on the sign-in page. */

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { E2E_SKIPPED, openBrowser, signIn, signInToApp, startWorld, type E2eWorld, type Session } from "./support.js";
+import { E2E_SKIPPED, apiAs, openBrowser, signIn, signInToApp, startWorld, type E2eWorld, type Session } from "./support.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });
 
@@ -121,6 +121,47 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await message(bo.page, "Just between us").waitFor();
     // Viewed: marked read, so the count goes.
     await link.getByLabel("1 unread").waitFor({ state: "detached" });
+  });
+
+  it("registers a new event queue when the server has dropped the old one", async () => {
+    let dropped = false;
+    // The poll after the one now waiting is answered as if the server had dropped the queue.
+    await bo.page.route("**/json/events?*", async (route) => {
+      if (dropped) return route.continue();
+      dropped = true;
+      await route.fulfill({ status: 400, contentType: "application/json", body: JSON.stringify({ result: "error", msg: "Bad event queue ID: gone", code: "BAD_EVENT_QUEUE_ID", queue_id: "gone" }) });
+    });
+    const registered = bo.page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === "/json/register");
+    await send(ada.page, "Before the queue went");
+    await message(bo.page, "Before the queue went").waitFor();
+    await registered;
+    await bo.page.unroute("**/json/events?*");
+    await send(ada.page, "After a new queue");
+    await message(bo.page, "After a new queue").waitFor();
+  });
+
+  it("keeps polling after network errors", async () => {
+    let failures = 0;
+    await bo.page.route("**/json/events?*", (route) => (failures++ < 2 ? route.abort("connectionreset") : route.continue()));
+    await send(ada.page, "Through a flaky network");
+    await message(bo.page, "Through a flaky network").waitFor();
+    await send(ada.page, "And the next one");
+    await message(bo.page, "And the next one").waitFor({ timeout: 20_000 });
+    expect(failures).toBeGreaterThanOrEqual(2);
+    await bo.page.unroute("**/json/events?*");
+  });
+
+  it("loads older messages when scrolled to the top", async () => {
+    const general = (await apiAs(world, world.ada, "GET", "/users/me/subscriptions", {})).subscriptions.find((s: { name: string }) => s.name === "general");
+    for (let i = 1; i <= 60; i++) await apiAs(world, world.ada, "POST", "/messages", { type: "stream", to: String(general.stream_id), topic: "history", content: `history line ${i}` });
+    await sidebarLink(bo.page, /^# general/).click();
+    await sidebarLink(bo.page, /^history/).click();
+    const line = (n: number) => bo.page.getByRole("log", { name: "Messages" }).getByText(`history line ${n}`, { exact: true });
+    await line(60).waitFor();
+    expect(await line(1).count()).toBe(0);
+    await bo.page.getByRole("log", { name: "Messages" }).evaluate((el) => (el.scrollTop = 0));
+    await line(1).waitFor();
+    await bo.page.getByText("This is the start of the conversation.").waitFor();
   });
 
   it("mutes and follows a topic", async () => {
