@@ -44,3 +44,16 @@ export function emojiChar(code: string): string {
     return "";
   }
 }
+
+/**
+ * The server renders `:name:` as `<span class="emoji emoji-1f389" …>:tada:</span>` (upstream
+ * clients draw it from an image sheet); the app shows the character itself instead.
+ */
+export function showEmojiAsText(root: HTMLElement | null): void {
+  if (!root) return;
+  for (const span of root.querySelectorAll<HTMLElement>("span.emoji")) {
+    const code = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/.exec(span.className)?.[1];
+    const char = code ? emojiChar(code) : "";
+    if (char && span.textContent !== char) span.textContent = char;
+  }
+}

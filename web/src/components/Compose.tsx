@@ -3,10 +3,11 @@
  * preview, attach a file, send now (Enter; Shift+Enter for a new line) or schedule for later.
  * The text is saved as a draft while you type and comes back with the narrow.
  */
-import { useContext, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, uploadFile, type Params } from "../api.js";
 import { Ctl } from "../controller.js";
 import { DraftSaver } from "../drafts.js";
+import { showEmojiAsText } from "../emoji.js";
 import { narrowKey, sameTopic, type Narrow } from "../narrow.js";
 import type { Draft } from "../types.js";
 import { TypingNotifier } from "../typing.js";
@@ -25,6 +26,8 @@ export function Compose() {
   const [busy, setBusy] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+  const previewBox = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => showEmojiAsText(previewBox.current), [preview]);
   const typing = useMemo(() => new TypingNotifier(), []);
   const key = narrowKey(narrow);
   const draft = useMemo(() => findDraft(ctl.store.drafts.values(), narrow, me), [key]);
@@ -147,7 +150,7 @@ export function Compose() {
           />
         </label>
       ) : (
-        <div class="preview" aria-label="Preview" role="region" tabIndex={0} dangerouslySetInnerHTML={{ __html: preview || "<p><em>Nothing to preview</em></p>" }} />
+        <div ref={previewBox} class="preview" aria-label="Preview" role="region" tabIndex={0} dangerouslySetInnerHTML={{ __html: preview || "<p><em>Nothing to preview</em></p>" }} />
       )}
       <div class="compose-buttons">
         <button type="button" onClick={togglePreview} aria-pressed={preview !== undefined}>

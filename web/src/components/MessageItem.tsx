@@ -1,8 +1,8 @@
 /** One message: sender, time, the server's HTML, reactions, and the actions on it. */
-import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { Ctl } from "../controller.js";
-import { emojiChar, type EmojiEntry } from "../emoji.js";
+import { emojiChar, showEmojiAsText, type EmojiEntry } from "../emoji.js";
 import type { Message, Reaction } from "../types.js";
 import { EmojiPicker } from "./EmojiPicker.js";
 import { Popover } from "./Popover.js";
@@ -17,6 +17,8 @@ export function MessageItem(props: { message: Message; showTopic: boolean }) {
   const [open, setOpen] = useState<Open>("");
   const close = () => setOpen("");
   const unread = ctl.store.unread.has(m.id);
+  const body = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => showEmojiAsText(body.current), [m.content, open]);
 
   const toggleReaction = (name: string, code: string, type: string, had: boolean) =>
     ctl.call(() => api(had ? "DELETE" : "POST", `/messages/${m.id}/reactions`, { emoji_name: name, emoji_code: code, reaction_type: type }));
@@ -42,7 +44,7 @@ export function MessageItem(props: { message: Message; showTopic: boolean }) {
       {open === "edit" ? (
         <EditForm message={m} onDone={close} />
       ) : (
-        <div class="message-content" dangerouslySetInnerHTML={{ __html: m.content }} />
+        <div ref={body} class="message-content" dangerouslySetInnerHTML={{ __html: m.content }} />
       )}
       <Reactions message={m} onToggle={(r, had) => toggleReaction(r.emoji_name, r.emoji_code, r.reaction_type, had)} />
       <div class="message-actions" role="toolbar" aria-label="Message actions">
