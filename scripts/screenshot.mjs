@@ -5,6 +5,7 @@
  * the CLI and the API, signs in through the login page in headless Chromium (Debian's
  * /usr/bin/chromium, or PARLEY_CHROMIUM) and captures the page. Leaves nothing behind.
  */
+/* global fetch, setTimeout, Buffer, URLSearchParams */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
