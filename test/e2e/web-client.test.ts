@@ -185,6 +185,33 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await ada.page.getByRole("list", { name: "People" }).getByRole("link", { name: /Bo Member/ }).getByText("In a meeting").waitFor();
   });
 
+  it("works from the keyboard: skip link, Enter to send, a modal dialog that keeps Tab inside and closes on Escape", async () => {
+    const p = ada.page;
+    const focused = () => p.evaluate(() => [document.activeElement?.id || "", document.activeElement?.textContent ?? ""]);
+    await p.reload();
+    await p.getByRole("navigation", { name: "Channels and conversations" }).waitFor();
+    await p.keyboard.press("Tab");
+    expect(await focused()).toEqual(["", "Skip to the compose box"]);
+    await p.keyboard.press("Enter");
+    expect((await focused())[0]).toBe("compose-box");
+    await p.keyboard.type("Typed without a mouse");
+    await p.keyboard.press("Enter");
+    await message(p, "Typed without a mouse").waitFor();
+
+    await p.getByRole("button", { name: "Settings" }).focus();
+    await p.keyboard.press("Enter");
+    const dialog = p.getByRole("dialog", { name: "Settings" });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
+    await p.keyboard.press("Shift+Tab");
+    expect(await focused()).toEqual(["", "Close"]);
+    await p.keyboard.press("Tab");
+    expect(await dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
+    await p.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await focused()).toEqual(["", "Settings"]);
+  });
+
   it("uploads a file into a message", async () => {
     // Ada is in the conversation with Bo since the direct-message step.
     await bo.page.getByRole("list", { name: "Direct messages" }).getByRole("link", { name: /Ada Boss/ }).click();
@@ -226,6 +253,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
 
   it("sets a reminder on a message", async () => {
     await sidebarLink(ada.page, /^# general/).click();
+    await sidebarLink(ada.page, /^greetings/).click();
     const m = message(ada.page, "Hello Bo, welcome!");
     await m.hover();
     await m.getByRole("button", { name: "Remind me" }).click();

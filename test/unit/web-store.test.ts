@@ -4,6 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { Store } from "../../web/src/store.js";
+import { narrowKey, parseNarrowKey } from "../../web/src/narrow.js";
 import type { Message } from "../../web/src/types.js";
 
 const ME = 10;
@@ -160,5 +161,27 @@ describe("events", () => {
 
     s.apply({ type: "presence", user_id: CY, email: "", server_timestamp: 150, presence: { website: { client: "website", status: "idle", timestamp: 140, pushable: false } } });
     expect(s.presenceOf(CY)).toBe("idle");
+  });
+});
+
+describe("narrow keys", () => {
+  it("round-trips the app's own keys, topics with any characters included", () => {
+    for (const n of [
+      { kind: "channel", streamId: 3 },
+      { kind: "topic", streamId: 3, topic: "100% / done? #1 ünï" },
+      { kind: "dm", userIds: [4, 9] },
+      { kind: "dm", userIds: [] },
+    ] as const) {
+      expect(parseNarrowKey(narrowKey(n))).toEqual(n);
+    }
+  });
+
+  it("reads upstream's narrow links that rendered messages carry", () => {
+    expect(parseNarrowKey("narrow/channel/12-general")).toEqual({ kind: "channel", streamId: 12 });
+    expect(parseNarrowKey("narrow/stream/12-general/topic/release.20plan.2E")).toEqual({ kind: "topic", streamId: 12, topic: "release plan." });
+    expect(parseNarrowKey("narrow/dm/5,7-group")).toEqual({ kind: "dm", userIds: [5, 7] });
+    expect(parseNarrowKey("narrow/search/x")).toBeUndefined();
+    expect(parseNarrowKey("compose-box")).toBeUndefined();
+    expect(parseNarrowKey("topic/1/%E0%A4%A")).toBeUndefined();
   });
 });

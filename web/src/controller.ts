@@ -49,8 +49,11 @@ export class Controller {
     this.openFromHash();
   }
 
+  /** The narrow the URL's hash names; a hash that names none keeps the current one (or opens the first channel). */
   private openFromHash(): void {
-    const fromHash = parseNarrowKey(decodeURIComponent(location.hash.slice(1)));
+    // Not decoded as a whole: a topic inside is percent-encoded on its own (narrowKey).
+    const fromHash = parseNarrowKey(location.hash.slice(1));
+    if (!fromHash && this.narrow && this.store.lists.size) return;
     const first = this.store.subscriptions[0];
     const narrow = fromHash ?? (first ? { kind: "channel" as const, streamId: first.stream_id } : { kind: "dm" as const, userIds: [] });
     void this.open(narrow);

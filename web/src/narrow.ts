@@ -20,8 +20,9 @@ export function narrowKey(n: Narrow): string {
   return `dm/${n.userIds.join(",")}`;
 }
 
-/** The inverse of narrowKey (from the URL hash); undefined for anything else. */
+/** The inverse of narrowKey (from the URL hash), also taking upstream's links; undefined for anything else. */
 export function parseNarrowKey(key: string): Narrow | undefined {
+  if (key.startsWith("narrow/")) return parseUpstreamHash(key);
   const [kind, a, b] = key.split("/");
   if (kind === "channel" && /^\d+$/.test(a ?? "")) return { kind, streamId: Number(a) };
   if (kind === "topic" && /^\d+$/.test(a ?? "") && b !== undefined) {
@@ -55,4 +56,30 @@ export function messageInNarrow(m: Message, n: Narrow, me: number): boolean {
   if (n.kind === "channel") return m.type === "stream" && m.stream_id === n.streamId;
   if (n.kind === "topic") return m.type === "stream" && m.stream_id === n.streamId && sameTopic(m.subject, n.topic);
   return m.type === "private" && dmUserIds(m, me).join(",") === n.userIds.join(",");
+}
+
+/**
+ * Upstream's narrow links, which rendered messages carry (`#narrow/channel/1-general/topic/a.20b`,
+ * `#narrow/dm/5-Bo`): their channel or topic, or direct conversation with one or more users.
+ * Upstream encodes topics like percent-encoding with "." instead of "%".
+ */
+function parseUpstreamHash(hash: string): Narrow | undefined {
+  const parts = hash.split("/").slice(1);
+  const decode = (t: string) => {
+    try {
+      return decodeURIComponent(t.replace(/\.([0-9A-Fa-f]{2})/g, "%$1"));
+    } catch {
+      return undefined;
+    }
+  };
+  const kind = parts[0];
+  const id = /^(\d+)/.exec(parts[1] ?? "")?.[1];
+  if ((kind === "channel" || kind === "stream") && id) {
+    const topic = parts[2] === "topic" || parts[2] === "subject" ? decode(parts[3] ?? "") : undefined;
+    return topic !== undefined ? { kind: "topic", streamId: Number(id), topic } : { kind: "channel", streamId: Number(id) };
+  }
+  if ((kind === "dm" || kind === "pm-with") && /^\d+(,\d+)*/.test(parts[1] ?? "")) {
+    return { kind: "dm", userIds: /^\d+(,\d+)*/.exec(parts[1]!)![0].split(",").map(Number).sort((a, b) => a - b) };
+  }
+  return undefined;
 }

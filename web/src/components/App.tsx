@@ -29,7 +29,15 @@ export function App() {
   const status = s.statuses.get(s.me.user_id)?.status_text;
   return (
     <>
-      <a class="skip-link" href="#compose-box">
+      <a
+        class="skip-link"
+        href="#compose-box"
+        onClick={(e) => {
+          // The hash names narrows: move focus without changing it.
+          e.preventDefault();
+          document.getElementById("compose-box")?.focus();
+        }}
+      >
         Skip to the compose box
       </a>
       <header class="top" role="banner">

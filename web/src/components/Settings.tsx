@@ -17,7 +17,22 @@ export function Settings(props: { onClose: () => void }) {
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
     ref.current?.querySelector<HTMLElement>("input")?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === "Escape" && props.onClose();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") props.onClose();
+      // A modal dialog: Tab cycles within it.
+      if (e.key === "Tab" && ref.current) {
+        const all = [...ref.current.querySelectorAll<HTMLElement>("input, button, select, textarea")].filter((el) => !el.hasAttribute("disabled"));
+        const first = all[0];
+        const last = all[all.length - 1];
+        if (e.shiftKey && document.activeElement === first) {
+          e.preventDefault();
+          last?.focus();
+        } else if (!e.shiftKey && document.activeElement === last) {
+          e.preventDefault();
+          first?.focus();
+        }
+      }
+    };
     document.addEventListener("keydown", onKey);
     return () => {
       document.removeEventListener("keydown", onKey);
