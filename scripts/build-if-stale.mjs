@@ -2,8 +2,9 @@
 /**
  * Rebuilds dist/ only when a source changed: compares the newest modification time under
  * src/, bench/ and the build's config files with dist/.build-stamp, written after each
- * successful build. `npm start` runs this, so a start with nothing changed skips tsc.
- * Exit code: tsc's when it builds, 0 otherwise.
+ * successful build; and the web app's sources (web/, scripts/build-web.mjs) with
+ * dist/web/manifest.json. `npm start` runs this, so a start with nothing changed skips both.
+ * Exit code: the failing build's when one fails, 0 otherwise.
  */
 import { spawnSync } from "node:child_process";
 import process from "node:process";
@@ -28,8 +29,18 @@ function newest(p) {
   return max;
 }
 
+function buildWebIfStale() {
+  const manifest = path.join(root, "dist", "web", "manifest.json");
+  const webBuiltAt = fs.existsSync(manifest) ? fs.statSync(manifest).mtimeMs : 0;
+  const webChangedAt = Math.max(...["web", "scripts/build-web.mjs", "package.json"].map((i) => newest(path.join(root, i))));
+  if (webBuiltAt > webChangedAt) return;
+  const web = spawnSync(process.execPath, [path.join(root, "scripts", "build-web.mjs")], { stdio: "inherit" });
+  if (web.status !== 0) process.exit(web.status ?? 1);
+}
+
 const builtAt = fs.existsSync(stamp) ? fs.statSync(stamp).mtimeMs : 0;
 const changedAt = Math.max(...inputs.map((i) => newest(path.join(root, i))));
+buildWebIfStale();
 if (builtAt > changedAt && fs.existsSync(path.join(root, "dist", "src", "cli.js"))) process.exit(0);
 
 process.stderr.write("parley: sources changed; building…\n");

@@ -10,9 +10,11 @@ import { limitBodySize } from "./http/body/size-limit.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
+import { registerLoginPages } from "./http/login-pages.js";
 import { registerEmojiFiles } from "./http/emoji-files.js";
 import { registerAccessLog } from "./http/access-log.js";
 import { closingError, drainOnClose } from "./http/closing.js";
+import { registerWebApp } from "./http/web-app.js";
 
 export interface BuildOptions {
   logger?: FastifyServerOptions["logger"];
@@ -81,7 +83,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   if (ctx.log === undefined) ctx.log = app.log;
   registerRoutes(app, ctx, allRoutes);
   registerSignupPages(app, ctx);
+  registerLoginPages(app, ctx);
   registerEmojiFiles(app, ctx);
   registerUploadPages(app, ctx);
+  registerWebApp(app, ctx);
   return app;
 }

@@ -19,6 +19,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Password attempts allowed per username per 30 minutes (upstream: 5); 0 disables. */
   loginAttemptsPer30Minutes: number;
+  /** How long a browser session lasts after sign-in, in seconds (upstream: two weeks). */
+  sessionAgeSeconds: number;
+  /** Whether X-Forwarded-Proto is believed (a TLS-terminating proxy in front): session cookies get Secure behind HTTPS. */
+  trustProxy: boolean;
   /** Log level for the server's structured log. */
   logLevel: string;
   /** Event queues one user may hold; registering past it drops the user's least recently polled queue. */
@@ -53,6 +57,8 @@ export interface Config {
   fileStorage: FileStorageKind;
   /** The URL other nodes reach this one at (GET /events is forwarded to a queue's node); undefined: http://HOST:PORT as listening. */
   nodeUrl: string | undefined;
+  /** The built web app (scripts/build-web.mjs); undefined: dist/web of this installation. */
+  webDir?: string;
 }
 
 export type FileStorageKind = "database" | "folder";
@@ -83,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     longPollSeconds: intFromEnv(env.PARLEY_LONG_POLL_SECONDS, 50),
     rateLimitPerMinute: intFromEnv(env.PARLEY_RATE_LIMIT_PER_MINUTE, 200),
     loginAttemptsPer30Minutes: intFromEnv(env.PARLEY_LOGIN_ATTEMPTS_PER_30_MINUTES, 5),
+    sessionAgeSeconds: Math.max(1, intFromEnv(env.PARLEY_SESSION_AGE_SECONDS, 14 * 24 * 3600)),
+    trustProxy: booleanFromEnv("PARLEY_TRUST_PROXY", env.PARLEY_TRUST_PROXY),
     logLevel: env.LOG_LEVEL || "info",
     eventQueuesPerUser: Math.max(1, intFromEnv(env.PARLEY_EVENT_QUEUES_PER_USER, 100)),
     eventQueueCreationsPerMinute: intFromEnv(env.PARLEY_EVENT_QUEUE_CREATIONS_PER_MINUTE, 60),
@@ -100,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: env.PARLEY_REDIS_PREFIX || "parley:",
     nodeUrl: env.PARLEY_NODE_URL || undefined,
     fileStorage: fileStorageFromEnv(env.PARLEY_FILE_STORAGE, env.DATABASE_URL),
+    webDir: env.PARLEY_WEB_DIR || undefined,
   };
 }
 
@@ -108,6 +117,12 @@ function intFromEnv(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`Invalid integer in environment: ${value}`);
   return n;
+}
+
+function booleanFromEnv(name: string, value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "false") return false;
+  if (value === "true") return true;
+  throw new ConfigError(`Invalid ${name}: ${value} (expected true or false)`);
 }
 
 /** "PUBLIC:PRIVATE[,PUBLIC:PRIVATE…]", each key standard base64 of 32 bytes. */

@@ -21,5 +21,7 @@ export type Change =
   | { kind: "groups"; realmId?: number }
   /** Per-user message rows (a send, a deletion, a move): the highest message ids. */
   | { kind: "messages"; realmId?: number }
+  /** Session rows deleted (logout, a password change…): the session lookup. */
+  | { kind: "sessions"; realmId?: number }
   /** Unknown: all of it. */
   | { kind: "everything"; realmId?: number };

@@ -19,6 +19,7 @@ import { ServerSettingsCache } from "./server-settings.js";
 import { SqliteDataVersion } from "./sqlite-data-version.js";
 import { UserListCache } from "./user-lists.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
+import { SessionCache } from "./sessions.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
 /** Whether another process's writes are being watched (false: the caches cannot be trusted). */
@@ -30,6 +31,8 @@ export interface ExternalWrites {
 export class Caches {
   readonly realms = new RealmCache();
   readonly usersByApiKey = new UserByApiKeyCache();
+  /** Browser sessions by token hash, with their user and realm (the session twin of usersByApiKey). */
+  readonly sessions = new SessionCache();
   readonly serverSettings = new ServerSettingsCache();
   readonly userLists = new UserListCache();
   readonly ownProfiles = new OwnProfileCache();
@@ -50,6 +53,7 @@ export class Caches {
   private readonly all = [
     this.realms,
     this.usersByApiKey,
+    this.sessions,
     this.serverSettings,
     this.userLists,
     this.ownProfiles,
@@ -83,10 +87,11 @@ export class Caches {
     const { realmId } = change;
     switch (change.kind) {
       case "realm":
-        return this.each([this.realms, this.usersByApiKey, this.serverSettings, this.userLists, this.presence], realmId);
+        return this.each([this.realms, this.usersByApiKey, this.sessions, this.serverSettings, this.userLists, this.presence], realmId);
       case "user":
-        if (change.userId === undefined) return this.each([this.usersByApiKey, this.ownProfiles, ...this.onAnyUserChange], realmId);
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.sessions, this.ownProfiles, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
+        this.sessions.flushUser(change.userId);
         this.ownProfiles.flushUser(change.userId);
         return this.each(this.onAnyUserChange, realmId);
       case "profile":
@@ -101,6 +106,8 @@ export class Caches {
         return this.each([this.registerEmoji], realmId);
       case "groups":
         return this.each([this.registerGroups], realmId);
+      case "sessions":
+        return this.each([this.sessions], realmId);
       case "messages":
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();

@@ -33,7 +33,15 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
   user_groups: { kind: "groups" },
   user_group_members: { kind: "groups" },
   user_group_subgroups: { kind: "groups" },
+  sessions: { kind: "sessions" },
 };
+
+/**
+ * Tables whose inserts and updates leave cached values valid: a new session is not cached
+ * until used, and a session's last_seen_at is not what the lookup checks. Only deletes flush,
+ * so recording a session's activity does not empty every session's cache entry.
+ */
+const FLUSHED_ON_DELETE_ONLY = new Set(["sessions"]);
 
 export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
   private readonly pending = new WeakMap<object, Change>();
@@ -87,16 +95,18 @@ export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
 }
 
 function changeOfWrite(node: RootOperationNode): Change | undefined {
-  if (InsertQueryNode.is(node)) return changeOfTable(node.into);
-  if (UpdateQueryNode.is(node)) return changeOfTable(node.table);
-  if (DeleteQueryNode.is(node)) return node.from.froms.map(changeOfTable).find((c) => c !== undefined);
+  if (InsertQueryNode.is(node)) return changeOfTable(node.into, true);
+  if (UpdateQueryNode.is(node)) return changeOfTable(node.table, true);
+  if (DeleteQueryNode.is(node)) return node.from.froms.map((from) => changeOfTable(from)).find((c) => c !== undefined);
   return undefined;
 }
 
-function changeOfTable(node: OperationNode | undefined): Change | undefined {
+function changeOfTable(node: OperationNode | undefined, notDelete = false): Change | undefined {
   if (node === undefined) return undefined;
   // An aliased table (`users as u`) wraps the table node.
   const table = TableNode.is(node) ? node : (node as { node?: OperationNode }).node;
   if (table === undefined || !TableNode.is(table)) return undefined;
-  return CHANGE_OF_TABLE[table.table.identifier.name];
+  const name = table.table.identifier.name;
+  if (notDelete && FLUSHED_ON_DELETE_ONLY.has(name)) return undefined;
+  return CHANGE_OF_TABLE[name];
 }

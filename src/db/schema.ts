@@ -470,6 +470,7 @@ export interface DB {
   attachment_messages: AttachmentMessageTable;
   stored_files: StoredFileTable;
   upload_url_keys: UploadUrlKeyTable;
+  sessions: SessionTable;
 }
 
 /** Migration 0013: a stored file's bytes (PARLEY_FILE_STORAGE=database); see src/storage. */
@@ -553,3 +554,18 @@ export type Draft = Selectable<DraftTable>;
 export type NewDraft = Insertable<DraftTable>;
 export type ScheduledMessage = Selectable<ScheduledMessageTable>;
 export type NewScheduledMessage = Insertable<ScheduledMessageTable>;
+
+/** Migration 0015: a browser session (POST /accounts/login/); the token itself is never stored. */
+export interface SessionTable {
+  id: Id;
+  realm_id: number;
+  user_id: number;
+  /** Hex SHA-256 of the session token (the sessionid cookie). */
+  token_hash: string;
+  /** 32 letters and digits; X-CSRFToken carries it masked (lib/csrf.ts). */
+  csrf_secret: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+}
+export type Session = Selectable<SessionTable>;

@@ -41,6 +41,11 @@ export async function authenticate(
   if (!found || found.user.delivery_email.toLowerCase() !== creds.email.toLowerCase()) {
     throw new UnauthorizedError("Invalid API key");
   }
+  return checkAccount(found, subdomain);
+}
+
+/** The checks every way of authenticating shares (Basic credentials and browser sessions), in upstream's order. */
+export function checkAccount<T extends { user: User; realm: Realm }>(found: T, subdomain: string): T {
   if (found.realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
   if (!found.user.is_active) throw new UnauthorizedError("Account is deactivated");
   if (found.realm.string_id !== subdomain) throw new UnauthorizedError("Account is not associated with this subdomain");
@@ -52,6 +57,8 @@ export async function authenticate(
 
 export function requireCredentials(req: FastifyRequest): Credentials {
   const creds = parseBasicAuth(req.headers.authorization);
-  if (!creds) throw new UnauthorizedError("Not logged in: API authentication or user session required");
+  if (!creds) throw notLoggedIn();
   return creds;
 }
+
+export const notLoggedIn = () => new UnauthorizedError("Not logged in: API authentication or user session required");

@@ -19,6 +19,8 @@ export interface ApiRequest {
   pathParams: Record<string, string>;
   /** The sending client's name (`client` parameter, else from the User-Agent). */
   clientName: string;
+  /** The browser session the caller was authenticated by (none for Basic credentials). */
+  sessionId?: number;
 }
 
 export interface AuthedRequest extends ApiRequest {

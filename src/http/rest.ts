@@ -1,11 +1,14 @@
 /**
- * Registers the route table under /api/v1: one Fastify route per path accepting every
- * method, so a wrong method gets upstream's JSON 405 (checked before authentication).
+ * Registers the route table under /api/v1 and again under /json (upstream's prefix for its
+ * web client): one Fastify route per path accepting every method, so a wrong method gets
+ * upstream's JSON 405 (checked before authentication). Both prefixes accept Basic
+ * credentials and browser sessions alike (session-auth.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
-import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
+import { parseBasicAuth } from "./auth.js";
+import { authenticateRequest, hasSessionCookie, liveSession } from "./session-auth.js";
 import { sendApiError } from "./error-handler.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { rateLimitError } from "./rate-limit.js";
@@ -15,6 +18,7 @@ import { sendJson, sendJsonText, successJson } from "./response.js";
 import type { Method, RouteDef } from "./route.js";
 
 const ALL_METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE", "PUT", "OPTIONS"] as const;
+export const API_PREFIXES = ["/api/v1", "/json"] as const;
 
 /** `/users/{user_id:int}/x` → `/users/:user_id(^\d+$)/x`; `{name*}` → wildcard. */
 export function toFastifyPath(path: string): string {
@@ -32,37 +36,41 @@ export function registerRoutes(app: FastifyInstance, ctx: AppContext, routes: re
     list.push(r);
     byPath.set(r.path, list);
   }
-  for (const [path, defs] of byPath) {
-    const wildcardName = /\{(\w+)\*\}$/.exec(path)?.[1];
-    const byMethod = new Map<string, RouteDef>(defs.map((d) => [d.method, d]));
-    const allowed = defs.map((d) => d.method as string);
-    if (byMethod.has("GET")) allowed.push("HEAD");
-    app.route({
-      method: [...ALL_METHODS],
-      url: `/api/v1${toFastifyPath(path)}`,
-      ...bodyLimitOptions(defs),
-      handler: async (request, reply) => {
-        // The body was cut at the limit: its parameters are incomplete.
-        if (bodyOverLimit(request)) throw requestTooLarge();
-        const method = request.method === "HEAD" ? "GET" : request.method;
-        if (request.method === "OPTIONS") {
-          return reply.code(204).header("allow", [...allowed].sort().join(", ")).send();
-        }
-        const def = byMethod.get(method as Method);
-        if (!def) {
-          return sendJson(reply, 405, {
-            result: "error",
-            msg: "Method Not Allowed",
-            allowed_methods: allowed,
-            code: "METHOD_NOT_ALLOWED",
-          });
-        }
-        const pathParams = { ...(request.params as Record<string, string>) };
-        if (wildcardName) pathParams[wildcardName] = pathParams["*"];
-        return dispatch(ctx, def, request, reply, pathParams);
-      },
-    });
+  for (const prefix of API_PREFIXES) {
+    for (const [path, defs] of byPath) registerPath(app, ctx, `${prefix}${toFastifyPath(path)}`, path, defs);
   }
+}
+
+function registerPath(app: FastifyInstance, ctx: AppContext, url: string, path: string, defs: RouteDef[]): void {
+  const wildcardName = /\{(\w+)\*\}$/.exec(path)?.[1];
+  const byMethod = new Map<string, RouteDef>(defs.map((d) => [d.method, d]));
+  const allowed = defs.map((d) => d.method as string);
+  if (byMethod.has("GET")) allowed.push("HEAD");
+  app.route({
+    method: [...ALL_METHODS],
+    url,
+    ...bodyLimitOptions(defs),
+    handler: async (request, reply) => {
+      // The body was cut at the limit: its parameters are incomplete.
+      if (bodyOverLimit(request)) throw requestTooLarge();
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      if (request.method === "OPTIONS") {
+        return reply.code(204).header("allow", [...allowed].sort().join(", ")).send();
+      }
+      const def = byMethod.get(method as Method);
+      if (!def) {
+        return sendJson(reply, 405, {
+          result: "error",
+          msg: "Method Not Allowed",
+          allowed_methods: allowed,
+          code: "METHOD_NOT_ALLOWED",
+        });
+      }
+      const pathParams = { ...(request.params as Record<string, string>) };
+      if (wildcardName) pathParams[wildcardName] = pathParams["*"];
+      return dispatch(ctx, def, request, reply, pathParams);
+    },
+  });
 }
 
 /** A path whose routes declare a larger body limit gets it for every parser, multipart included. */
@@ -82,10 +90,11 @@ async function dispatch(
 ) {
   const subdomain = subdomainFromHost(request.headers.host, ctx.config.externalHost);
   let req: ApiRequest;
-  if (def.auth === "user" || (def.auth === "optional" && request.headers.authorization !== undefined)) {
-    const { user, realm } = await authenticate(ctx, requireCredentials(request), subdomain);
+  if (def.auth === "user" || (def.auth === "optional" && (await signedIn(ctx, request)))) {
+    const { user, realm, session } = await authenticateRequest(ctx, request, subdomain);
     if (!def.exemptFromRateLimit) await applyUserRateLimit(ctx, reply, user.id);
     req = makeRequest(ctx, request, realm, user, pathParams);
+    if (session) req.sessionId = session.id;
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
     // Another process (the CLI) may have written since the last request: flush before reading caches.
@@ -97,6 +106,12 @@ async function dispatch(
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
   return sendJsonText(reply, 200, successJson(req, data));
+}
+
+/** On a route open to spectators: whether the caller sent credentials or a live session (a dead one reads anonymously). */
+async function signedIn(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
+  if (request.headers.authorization !== undefined) return true;
+  return hasSessionCookie(request) && (await liveSession(ctx, request)) !== undefined;
 }
 
 /** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */

@@ -11,26 +11,13 @@ import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { doAcceptInvite, findUsableInvite, LINK_NOT_USABLE } from "../actions/invite-accept.js";
 import { escapeAttr, escapeText } from "../lib/markdown/escape.js";
 import { realmUrl, subdomainFromHost } from "../lib/realm-host.js";
-
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeText(title)}</title></head>
-<body>
-<main>
-<h1>${escapeText(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+import { formField, htmlPage, sendHtml } from "./html-pages.js";
 
 function form(realm: Realm, invite: Invite, values: { email?: string; full_name?: string }, error: string | null): string {
   const emailField = invite.is_multiuse
     ? `<p><label>Email <input type="email" name="email" required value="${escapeAttr(values.email ?? "")}"></label></p>`
     : `<p>Email: ${escapeText(invite.email)}</p>`;
-  return page(
+  return htmlPage(
     `Join ${realm.name}`,
     `${error === null ? "" : `<p role="alert">${escapeText(error)}</p>`}
 <form method="post">
@@ -42,22 +29,13 @@ ${emailField}
   );
 }
 
-function sendHtml(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store").send(html);
-}
-
-const notUsable = (reply: FastifyReply) => sendHtml(reply, 404, page("Invitation link not valid", `<p>${escapeText(LINK_NOT_USABLE)}</p>`));
+const notUsable = (reply: FastifyReply) => sendHtml(reply, 404, htmlPage("Invitation link not valid", `<p>${escapeText(LINK_NOT_USABLE)}</p>`));
 
 async function load(ctx: AppContext, request: FastifyRequest): Promise<{ realm: Realm; invite: Invite } | null> {
   const realm = await findRealmBySubdomain(ctx.db, subdomainFromHost(request.headers.host, ctx.config.externalHost));
   if (!realm || realm.deactivated) return null;
   const invite = await findUsableInvite(ctx, realm, (request.params as { key: string }).key);
   return invite ? { realm, invite } : null;
-}
-
-function field(body: unknown, name: string): string {
-  const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;
-  return typeof value === "string" ? value : "";
 }
 
 export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void {
@@ -70,18 +48,18 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
     app.post(url, async (request, reply) => {
       const found = await load(ctx, request);
       if (!found) return notUsable(reply);
-      const values = { email: field(request.body, "email"), full_name: field(request.body, "full_name") };
+      const values = { email: formField(request.body, "email"), full_name: formField(request.body, "full_name") };
       try {
         const user = await doAcceptInvite(ctx, found.realm, (request.params as { key: string }).key, {
           email: found.invite.is_multiuse ? values.email : null,
           fullName: values.full_name,
-          password: field(request.body, "password"),
+          password: formField(request.body, "password"),
         });
         const url = realmUrl(found.realm.string_id, ctx.config.externalHost);
         return sendHtml(
           reply,
           200,
-          page(`Welcome to ${found.realm.name}`, `<p>Your account ${escapeText(user.delivery_email)} has been created. Sign in at <a href="${escapeAttr(url)}">${escapeText(url)}</a>.</p>`),
+          htmlPage(`Welcome to ${found.realm.name}`, `<p>Your account ${escapeText(user.delivery_email)} has been created. Sign in at <a href="${escapeAttr(url)}">${escapeText(url)}</a>.</p>`),
         );
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

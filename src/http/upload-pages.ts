@@ -1,6 +1,7 @@
 /**
  * The file URLs outside /api/v1 that messages link: /user_uploads/{realm_id}/{path}
- * (HTTP Basic credentials, as upstream accepts API authentication there) and the
+ * (HTTP Basic credentials, as upstream accepts API authentication there, or the browser's
+ * session cookie, so the web client shows images inline) and the
  * credential-free temporary URLs that GET /api/v1/user_uploads/... hands out.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -14,7 +15,7 @@ import { uploadResponseHeaders } from "../lib/upload-serving.js";
 import { temporaryUrlKey } from "../lib/temporary-url-key.js";
 import { attachmentStoredName, readTemporaryToken } from "../lib/uploads.js";
 import { fileStore } from "../storage/file-store.js";
-import { authenticate, requireCredentials } from "./auth.js";
+import { authenticateRequest } from "./session-auth.js";
 
 const notFound = () => new ApiError("File not found", { status: 404 });
 
@@ -38,7 +39,7 @@ export function registerUploadPages(app: FastifyInstance, ctx: AppContext): void
 
   app.get("/user_uploads/:realm_id/*", async (request, reply) => {
     const params = request.params as { realm_id: string; "*": string };
-    const { user, realm } = await authenticate(ctx, requireCredentials(request), subdomainFromHost(request.headers.host, ctx.config.externalHost));
+    const { user, realm } = await authenticateRequest(ctx, request, subdomainFromHost(request.headers.host, ctx.config.externalHost));
     if (!/^\d+$/.test(params.realm_id) || Number(params.realm_id) !== realm.id) throw notFound();
     const attachment = await findAttachmentByPathId(ctx.db, realm.id, `${params.realm_id}/${params["*"]}`);
     if (!attachment) throw notFound();

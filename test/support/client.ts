@@ -33,15 +33,17 @@ export function basicAuth(user: Pick<User, "delivery_email" | "api_key">): strin
 
 /**
  * app.inject, then the contract check (test/support/openapi) on the answer when the URL
- * is under /api/v1. Tests that build raw requests use this instead of app.inject.
+ * is under /api/v1 or /json. Tests that build raw requests use this instead of app.inject.
  */
 export async function injectChecked(
   app: FastifyInstance,
   req: { method: string; url: string; headers?: Record<string, string>; payload?: string | Buffer },
 ): Promise<LightMyRequestResponse> {
   const res = await app.inject({ ...req, method: req.method as "GET" });
-  if (req.url.startsWith("/api/v1/")) {
-    checkResponse(req.method, req.url.slice("/api/v1".length), res.statusCode, res.headers["content-type"] as string | undefined, res.body);
+  // The web client's /json prefix serves the same route table.
+  const prefix = ["/api/v1/", "/json/"].find((p) => req.url.startsWith(p));
+  if (prefix) {
+    checkResponse(req.method, req.url.slice(prefix.length - 1), res.statusCode, res.headers["content-type"] as string | undefined, res.body);
   }
   return res;
 }

@@ -9,6 +9,7 @@ import * as m0011 from "./0011-attachments.js";
 import * as m0012 from "./0012-custom-emoji-upload.js";
 import * as m0013 from "./0013-stored-files.js";
 import * as m0014 from "./0014-channel-name-lookup.js";
+import * as m0015 from "./0015-sessions.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   "0012-custom-emoji-upload": m0012,
   "0013-stored-files": m0013,
   "0014-channel-name-lookup": m0014,
+  "0015-sessions": m0015,
 };
 
 export const migrationProvider: MigrationProvider = {

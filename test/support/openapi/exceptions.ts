@@ -63,3 +63,27 @@ export function toUpstreamNames(value: Json): Json {
   }
   return out;
 }
+
+/**
+ * Error shapes upstream sends that its OpenAPI file does not document; accepted on every
+ * operation next to the documented errors.
+ */
+export const UNDOCUMENTED_ERRORS: ReadonlyArray<{ code: string; schema: Json; source: string }> = [
+  {
+    // Upstream's CsrfFailureError (zerver/middleware.py): a session-authenticated unsafe
+    // request without the right X-CSRFToken; "reason" is Django's CSRF failure reason.
+    code: "CSRF_FAILED",
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["result", "msg", "code", "reason"],
+      properties: {
+        result: { enum: ["error"] },
+        msg: { type: "string", pattern: "^CSRF error: " },
+        code: { enum: ["CSRF_FAILED"] },
+        reason: { type: "string" },
+      },
+    },
+    source: "issue 16 (browser sessions on /json and /api/v1); upstream's csrf_failure, not in its OpenAPI file",
+  },
+];

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { openapiDocument, type Json, type JsonObject } from "./document.js";
-import { toUpstreamNames, upstreamNamesIn } from "./exceptions.js";
+import { toUpstreamNames, UNDOCUMENTED_ERRORS, upstreamNamesIn } from "./exceptions.js";
 import { NEWER_EVENT_FORMS, stripNewerFields } from "./newer-fields.js";
 import { findOperation, type OperationRef } from "./operations.js";
 import { prepareSchema, resolveRefs } from "./schema.js";
@@ -44,7 +44,8 @@ function responseSchema(doc: JsonObject, op: OperationRef, status: string): Json
  * "Invalid API key" under 400), so an error body must match one of the errors the
  * operation documents under any status, one of the common errors of
  * `/rest-error-handling`, or one of the file's named error shapes (components
- * `…Error`, e.g. NonExistingChannelIdError). That also covers the spec's 404
+ * `…Error`, e.g. NonExistingChannelIdError), or one of the errors upstream sends without
+ * documenting them (exceptions.ts UNDOCUMENTED_ERRORS). That also covers the spec's 404
  * (exceptions.ts). Upstream's own check skips error bodies; this one only requires a
  * documented shape.
  */
@@ -61,6 +62,7 @@ function errorSchema(doc: JsonObject, op: OperationRef): Json {
   }
   const schemas = ((doc.components as JsonObject).schemas as JsonObject) ?? {};
   for (const name of Object.keys(schemas)) if (/Error$/.test(name)) alternatives.push({ $ref: `#/components/schemas/${name}` });
+  for (const e of UNDOCUMENTED_ERRORS) alternatives.push(e.schema);
   return { oneOf: alternatives };
 }
 
