@@ -12,6 +12,7 @@ import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
 import { registerLoginPages } from "./http/login-pages.js";
 import { registerEmojiFiles } from "./http/emoji-files.js";
+import { registerEmojiData } from "./http/emoji-data.js";
 import { registerAccessLog } from "./http/access-log.js";
 import { closingError, drainOnClose } from "./http/closing.js";
 import { registerWebApp } from "./http/web-app.js";
@@ -85,6 +86,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerSignupPages(app, ctx);
   registerLoginPages(app, ctx);
   registerEmojiFiles(app, ctx);
+  registerEmojiData(app);
   registerUploadPages(app, ctx);
   registerWebApp(app, ctx);
   return app;

@@ -1,7 +1,8 @@
 /**
  * Changing one's own password (upstream json_change_settings with old_password/new_password):
  * the old password is checked under the same per-username attempt limit as a login, then the
- * organization's password policy, then the new scrypt hash is stored. The API key stays.
+ * organization's password policy, then the new scrypt hash is stored. The API key stays;
+ * the user's other browser sessions end (as upstream), the one making the change stays.
  */
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
@@ -10,8 +11,17 @@ import { ApiError } from "../errors.js";
 import { isPasswordStrong } from "../lib/password-strength.js";
 import { hashPassword, verifyPassword } from "../lib/secrets.js";
 import { loginAttemptRule } from "../lib/login-attempts.js";
+import { withTransaction } from "../db/tx.js";
+import { endUserSessions } from "./sessions.js";
 
-export async function doChangePassword(ctx: AppContext, realm: Realm, actor: User, oldPassword: string, newPassword: string): Promise<void> {
+export async function doChangePassword(
+  ctx: AppContext,
+  realm: Realm,
+  actor: User,
+  oldPassword: string,
+  newPassword: string,
+  currentSessionId?: number,
+): Promise<void> {
   const attempts = loginAttemptRule(ctx.config, realm.id, actor.delivery_email);
   if (attempts) {
     // Counted before the hash is checked, so parallel guesses cannot all reach it.
@@ -24,5 +34,9 @@ export async function doChangePassword(ctx: AppContext, realm: Realm, actor: Use
   if (!(await verifyPassword(oldPassword, user.password_hash))) throw new ApiError("Wrong password!");
   if (attempts) await ctx.rateLimiter.clear(attempts.key);
   if (!isPasswordStrong(newPassword)) throw new ApiError("New password is too weak!");
-  await updateUserRow(ctx.db, realm.id, user.id, { password_hash: await hashPassword(newPassword) });
+  const hash = await hashPassword(newPassword);
+  await withTransaction(ctx.db, async (tx) => {
+    await updateUserRow(tx, realm.id, user.id, { password_hash: hash });
+    await endUserSessions(tx, realm.id, user.id, currentSessionId);
+  });
 }

@@ -1,15 +1,21 @@
 /** An operator's password reset (`parley reset-password`): a new password, hashed like sign-up's. */
 import type { AppContext } from "../context.js";
 import { updateUserRow } from "../db/queries/users.js";
+import { withTransaction } from "../db/tx.js";
+import { endUserSessions } from "./sessions.js";
 import type { Realm, User } from "../db/schema.js";
 import { generatePassword, hashPassword } from "../lib/secrets.js";
 import { sendMail, type MailOutcome } from "../mail/send-mail.js";
 import { realmUrl } from "../lib/realm-host.js";
 
-/** Sets a fresh random password; no event (no client state holds passwords). */
+/** Sets a fresh random password and ends every browser session of the user; no event (no client state holds passwords). */
 export async function doResetPassword(ctx: AppContext, realm: Realm, user: User): Promise<string> {
   const password = generatePassword();
-  await updateUserRow(ctx.db, realm.id, user.id, { password_hash: await hashPassword(password) });
+  const hash = await hashPassword(password);
+  await withTransaction(ctx.db, async (tx) => {
+    await updateUserRow(tx, realm.id, user.id, { password_hash: hash });
+    await endUserSessions(tx, realm.id, user.id);
+  });
   return password;
 }
 

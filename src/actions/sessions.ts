@@ -1,14 +1,15 @@
 /**
  * Browser sessions: started by a sign-in (or an invitation sign-up), ended by logout, and
- * ended for a user whose password changes or who is deactivated, and for an organization
- * that is deactivated. Deleting the rows is enough: the session cache is flushed by every
- * delete of them (caches/write-watcher.ts), here or in another process.
+ * ended for a user whose password changes or who is deactivated (an organization's
+ * deactivation is refused by the account checks on every request). Deleting the rows is
+ * enough: the session cache is flushed by every delete of them (caches/write-watcher.ts),
+ * here or in another process.
  */
 import crypto from "node:crypto";
 import { nowSeconds, type AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { deleteRealmSessions, deleteSessionByHash, deleteUserSessions, insertSession } from "../db/queries/sessions.js";
+import { deleteExpiredUserSessions, deleteSessionByHash, deleteUserSessions, insertSession } from "../db/queries/sessions.js";
 import { newCsrfSecret } from "../lib/csrf.js";
 import { generateApiKey } from "../lib/secrets.js";
 
@@ -28,6 +29,8 @@ export async function doStartSession(ctx: AppContext, realm: Realm, user: User):
   const csrfSecret = newCsrfSecret();
   const now = nowSeconds(ctx);
   const maxAgeSeconds = ctx.config.sessionAgeSeconds;
+  // The user's expired sessions go when a new one starts, so rows do not pile up.
+  await deleteExpiredUserSessions(ctx.db, realm.id, user.id, now);
   await insertSession(ctx.db, {
     realm_id: realm.id,
     user_id: user.id,
@@ -47,8 +50,4 @@ export async function doEndSession(ctx: AppContext, realmId: number, token: stri
 /** Ends every session of the user, or every one but `keepSessionId` (the one changing the password). */
 export async function endUserSessions(db: Queryable, realmId: number, userId: number, keepSessionId?: number): Promise<void> {
   await deleteUserSessions(db, realmId, userId, keepSessionId);
-}
-
-export async function endRealmSessions(db: Queryable, realmId: number): Promise<void> {
-  await deleteRealmSessions(db, realmId);
 }

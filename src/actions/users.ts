@@ -2,6 +2,7 @@
  * Changing users: role, name, profile data and email (PATCH /users/{id}), deactivation and
  * reactivation, and the realm_user events that announce them.
  */
+import { endUserSessions } from "./sessions.js";
 import type { AppContext } from "../context.js";
 import { ApiError, mustBeAdmin, mustBeOwner } from "../errors.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
@@ -128,6 +129,8 @@ export async function doDeactivateUser(ctx: AppContext, realm: Realm, actor: Use
       if (await isLastHumanOwner(tx, target)) throw new ApiError("Cannot deactivate the only organization owner");
     }
     await updateUserRow(tx, realm.id, target.id, { is_active: 0 });
+    // Their browser sessions end with the account (reactivation does not bring them back).
+    await endUserSessions(tx, realm.id, target.id);
     // As upstream: the subscriptions stay, but subscriber lists drop the user (peer_remove
     // to those who may see each channel's subscribers), then the remaining active users
     // update their user lists.

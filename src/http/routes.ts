@@ -34,6 +34,7 @@ import { routes as markReadRoutes } from "./views/mark-read.js";
 import { routes as channelTopicRoutes } from "./views/channel-topics.js";
 import { routes as subscriptionPropertyRoutes } from "./views/subscription-properties.js";
 import { routes as attachmentRoutes } from "./views/attachments.js";
+import { routes as messageRenderRoutes } from "./views/message-render.js";
 
 export const allRoutes: RouteDef[] = [
   ...authRoutes,
@@ -68,4 +69,5 @@ export const allRoutes: RouteDef[] = [
   ...channelTopicRoutes,
   ...subscriptionPropertyRoutes,
   ...attachmentRoutes,
+  ...messageRenderRoutes,
 ];

@@ -1,7 +1,8 @@
 /**
  * The invitation link's sign-up step: GET /join/{key}/ shows a minimal HTML form (name,
  * password, and the email address for reusable links); POST /join/{key}/ creates the
- * account through doAcceptInvite. Deliberately small: the web client comes later.
+ * account through doAcceptInvite, starts a browser session and sends the browser to the
+ * web app at /.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
@@ -10,7 +11,8 @@ import type { Invite, Realm } from "../db/schema.js";
 import { findRealmBySubdomain } from "../db/queries/realms.js";
 import { doAcceptInvite, findUsableInvite, LINK_NOT_USABLE } from "../actions/invite-accept.js";
 import { escapeAttr, escapeText } from "../lib/markdown/escape.js";
-import { realmUrl, subdomainFromHost } from "../lib/realm-host.js";
+import { subdomainFromHost } from "../lib/realm-host.js";
+import { startSessionAndRedirect } from "./login-pages.js";
 import { formField, htmlPage, sendHtml } from "./html-pages.js";
 
 function form(realm: Realm, invite: Invite, values: { email?: string; full_name?: string }, error: string | null): string {
@@ -55,12 +57,8 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
           fullName: values.full_name,
           password: formField(request.body, "password"),
         });
-        const url = realmUrl(found.realm.string_id, ctx.config.externalHost);
-        return sendHtml(
-          reply,
-          200,
-          htmlPage(`Welcome to ${found.realm.name}`, `<p>Your account ${escapeText(user.delivery_email)} has been created. Sign in at <a href="${escapeAttr(url)}">${escapeText(url)}</a>.</p>`),
-        );
+        // Signed in right away: the browser lands in the app (as upstream after sign-up).
+        return await startSessionAndRedirect(ctx, request, reply, found.realm, user, "/");
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         if (err.message === LINK_NOT_USABLE) return notUsable(reply);

@@ -1,7 +1,7 @@
 /**
  * The browser app (web/, built by scripts/build-web.mjs into dist/web/ or PARLEY_WEB_DIR):
- * GET / answers its page, which signed-out visitors (no `sessionid` cookie) are sent to the
- * sign-in page from; GET /static/web/{file} its script and stylesheet, whose names carry a
+ * GET / answers its page, from which visitors without a live session are sent to the
+ * sign-in page; GET /static/web/{file} its script and stylesheet, whose names carry a
  * content hash, so they are cached for a year. The page allows no inline script (CSP).
  * Before the app is built, GET / answers 503 with what to run.
  */
@@ -12,6 +12,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { sendApiError } from "./error-handler.js";
+import { authenticateRequest } from "./session-auth.js";
+import { subdomainFromHost } from "../lib/realm-host.js";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 /** Scripts and styles only from this server; images also as data: and blob: (pasted previews); no frames, plugins or foreign forms. */
@@ -97,8 +99,16 @@ const NOT_BUILT = `<!doctype html>
 The API under <code>/api/v1</code> works without it.</p></main></body></html>
 `;
 
-function hasSessionCookie(req: FastifyRequest): boolean {
-  return /(?:^|;)\s*sessionid=[^;\s]/.test(req.headers.cookie ?? "");
+/** Whether the request's session is live and its account may use this host (as the API will check). */
+async function signedIn(ctx: AppContext, req: FastifyRequest): Promise<boolean> {
+  if (req.headers.authorization !== undefined) return false; // the page runs on the session alone
+  try {
+    await authenticateRequest(ctx, req, subdomainFromHost(req.headers.host, ctx.config.externalHost));
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError) return false;
+    throw err;
+  }
 }
 
 function pageHeaders(reply: FastifyReply): FastifyReply {
@@ -115,10 +125,10 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   // Read once the build exists; until then each request looks again (a build may finish meanwhile).
   const current = () => (build ??= loadBuild(dir));
 
-  app.get("/", (req, reply) => {
+  app.get("/", async (req, reply) => {
     const web = current();
     if (!web) return pageHeaders(reply).code(503).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
-    if (!hasSessionCookie(req)) return reply.code(302).header("cache-control", "no-store").header("location", "/login/").send();
+    if (!(await signedIn(ctx, req))) return reply.code(302).header("cache-control", "no-store").header("location", "/login/").send();
     pageHeaders(reply).header("cache-control", "no-cache").header("etag", web.etag).header("vary", "Cookie");
     if (req.headers["if-none-match"] === web.etag) return reply.code(304).send();
     return reply.code(200).header("content-type", "text/html; charset=utf-8").send(web.html);

@@ -72,6 +72,8 @@ const UPSTREAM_NAMES: ReadonlyArray<readonly [string, string, ...string[]]> = [
 interface Tables {
   codeByName: Map<string, string>;
   nameByCode: Map<string, string>;
+  /** Every name each code is accepted under, the canonical one first. */
+  namesByCode: Map<string, string[]>;
 }
 
 let tables: Tables | undefined;
@@ -114,7 +116,13 @@ function build(): Tables {
     for (const n of names) codeByName.set(n, code);
     nameByCode.set(code, names[0]);
   }
-  return { codeByName, nameByCode };
+  const namesByCode = new Map<string, string[]>();
+  for (const [code, name] of nameByCode) namesByCode.set(code, [name]);
+  for (const [name, code] of codeByName) {
+    const names = namesByCode.get(code)!;
+    if (names[0] !== name) names.push(name);
+  }
+  return { codeByName, nameByCode, namesByCode };
 }
 
 function getTables(): Tables {
@@ -131,6 +139,11 @@ export function emojiByName(name: string): { name: string; code: string } | unde
 /** Upstream's canonical name for an emoji code, if it is a known emoji. */
 export function emojiNameByCode(code: string): string | undefined {
   return getTables().nameByCode.get(code);
+}
+
+/** Every Unicode emoji accepted, code → names (canonical first): the server's emoji data file. */
+export function emojiNamesByCode(): ReadonlyMap<string, readonly string[]> {
+  return getTables().namesByCode;
 }
 
 export function isValidEmojiCode(code: string): boolean {

@@ -202,7 +202,8 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await p.keyboard.press("Enter");
     const dialog = p.getByRole("dialog", { name: "Settings" });
     await dialog.waitFor();
-    expect(await dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
+    // The dialog moves focus to its first field once it has opened.
+    await expect.poll(() => dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
     await p.keyboard.press("Shift+Tab");
     expect(await focused()).toEqual(["", "Close"]);
     await p.keyboard.press("Tab");

@@ -88,9 +88,14 @@ describe("accepting an email invitation", () => {
     expect(form.body).not.toContain('name="email"');
 
     const done = await submit(path, { full_name: "Ada Lovelace", password: "analytical-engine" });
-    expect(done.statusCode).toBe(200);
-    expect(done.body).toContain("Your account ada@example.com has been created.");
+    // Signed in and sent to the web app.
+    expect(done.statusCode).toBe(303);
+    expect(done.headers.location).toBe("/");
+    const sessionCookie = ([] as string[]).concat(done.headers["set-cookie"] ?? []).find((c) => c.startsWith("sessionid="))!;
+    expect(sessionCookie).toContain("HttpOnly");
     const ada = (await userByEmail("ada@example.com"))!;
+    const me = await s.app.inject({ method: "GET", url: "/json/users/me", headers: { host: host(), cookie: sessionCookie.split(";")[0] } });
+    expect(me.json().user_id).toBe(ada.id);
     expect(ada).toMatchObject({ full_name: "Ada Lovelace", role: Role.MODERATOR, is_active: 1, is_bot: 0 });
     // Only the invitation's channels: include_realm_default_subscriptions was false.
     expect(await subscribedChannels(ada.id)).toEqual(["lobby"]);
@@ -113,7 +118,7 @@ describe("accepting an email invitation", () => {
 
   it("subscribes to the default channels when asked, skips the notice when not, and delivers the welcome text", async () => {
     const path = await inviteByMail("bob@example.com", { include_realm_default_subscriptions: true, notify_referrer_on_join: false, welcome_message_custom_text: "Glad you are here, Bob." });
-    expect((await submit(path, { full_name: "Bob Builder", password: "can-we-fix-it" })).statusCode).toBe(200);
+    expect((await submit(path, { full_name: "Bob Builder", password: "can-we-fix-it" })).statusCode).toBe(303);
     const bob = (await userByEmail("bob@example.com"))!;
     expect(bob.role).toBe(Role.MEMBER);
     expect(await subscribedChannels(bob.id)).toEqual(["general", "welcome"]);
@@ -138,7 +143,7 @@ describe("accepting an email invitation", () => {
     expect(xss.body).not.toContain("<script>");
     expect(await countUsers()).toBe(before);
     // The link still works afterwards.
-    expect((await submit(path, { full_name: "Cy Young", password: "long-enough" })).statusCode).toBe(200);
+    expect((await submit(path, { full_name: "Cy Young", password: "long-enough" })).statusCode).toBe(303);
   });
 
   it("refuses expired, revoked, unknown and other organizations' links", async () => {
@@ -164,7 +169,7 @@ describe("accepting an email invitation", () => {
     }
     expect(await countUsers()).toBe(before);
     // A link that never expires works.
-    expect((await submit(never, { full_name: "Nev Er", password: "long-enough" })).statusCode).toBe(200);
+    expect((await submit(never, { full_name: "Nev Er", password: "long-enough" })).statusCode).toBe(303);
   });
 });
 
@@ -184,7 +189,7 @@ describe("accepting a reusable link", () => {
     // A pending email invitation to the same address is used up by the link's sign-up.
     await inviteByMail("G2@example.com");
     for (const email of ["g1@example.com", "G2@Example.com"]) {
-      expect((await submit(path, { email, full_name: "Guest Person", password: "long-enough" })).statusCode).toBe(200);
+      expect((await submit(path, { email, full_name: "Guest Person", password: "long-enough" })).statusCode).toBe(303);
     }
     const g2 = (await userByEmail("g2@example.com"))!;
     expect(g2.role).toBe(Role.GUEST);

@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from "../support/server.js";
 import { expectError, expectSuccess } from "../support/client.js";
 import { OWNER_PASSWORD } from "../support/realm.js";
 import { formToken, setCookies, TestBrowser } from "../support/browser.js";
+import { postFiles } from "../support/multipart.js";
 
 const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
 const MEMBER_PASSWORD = "a member's long passphrase";
@@ -277,5 +278,83 @@ describe("POST /accounts/logout/", () => {
     const res = await b.request("POST", "/accounts/logout/", { form: { csrfmiddlewaretoken: b.cookies.get("csrftoken")! } });
     expect(res.statusCode).toBe(303);
     expect((await sessionRows(s.realm.member.id)).length).toBe(before - 1);
+  });
+});
+
+describe("sessions end", () => {
+  async function newUserWithSessions(email: string, password: string, count: number): Promise<{ userId: number; browsers: TestBrowser[] }> {
+    const userId = expectSuccess(await s.api.post(s.realm.owner, "/users", { email, password, full_name: "Session Holder" })).user_id as number;
+    const browsers: TestBrowser[] = [];
+    for (let i = 0; i < count; i++) {
+      const b = browser();
+      expect((await b.login(email, password)).statusCode).toBe(303);
+      browsers.push(b);
+    }
+    return { userId, browsers };
+  }
+
+  it("on a password change: every other session of the user, not the one that changed it", async () => {
+    const { userId, browsers } = await newUserWithSessions("changer@example.com", "the changer's first password", 3);
+    const [current, ...others] = browsers;
+    const other = await signedIn();
+    expectSuccess(await current.api("PATCH", "/settings", { old_password: "the changer's first password", new_password: "the changer's second password" }));
+    expectSuccess(await current.api("GET", "/users/me"));
+    for (const b of others) expect((await b.api("GET", "/users/me")).statusCode).toBe(401);
+    expect(await sessionRows(userId)).toHaveLength(1);
+    // Another user's session is untouched.
+    expectSuccess(await other.api("GET", "/users/me"));
+    // A change over Basic credentials ends all of them.
+    const user = await s.db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+    expectSuccess(await s.api.patch(user, "/settings", { old_password: "the changer's second password", new_password: "the changer's third password" }));
+    expect(await sessionRows(userId)).toHaveLength(0);
+    expect((await current.api("GET", "/users/me")).statusCode).toBe(401);
+  });
+
+  it("on a refused password change: none", async () => {
+    const { userId, browsers } = await newUserWithSessions("keeper@example.com", "the keeper's password", 2);
+    expectError(await browsers[0].api("PATCH", "/settings", { old_password: "not it", new_password: "whatever new password" }), "Wrong password!");
+    expect(await sessionRows(userId)).toHaveLength(2);
+  });
+
+  it("on deactivation: every session row goes", async () => {
+    const { userId } = await newUserWithSessions("deactivated@example.com", "deactivated one's password", 2);
+    expectSuccess(await s.api.delete(s.realm.owner, `/users/${userId}`));
+    expect(await sessionRows(userId)).toHaveLength(0);
+  });
+
+  it("on an operator's password reset (parley reset-password)", async () => {
+    const { userId, browsers } = await newUserWithSessions("reset@example.com", "reset one's password", 2);
+    const { doResetPassword } = await import("../../src/actions/password-reset.js");
+    const user = await s.db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirstOrThrow();
+    await doResetPassword(s.ctx, s.realm.realm, user);
+    expect(await sessionRows(userId)).toHaveLength(0);
+    for (const b of browsers) expect((await b.api("GET", "/users/me")).statusCode).toBe(401);
+  });
+
+  it("when the organization is deactivated: refused on the next request", async () => {
+    const other = await startTestServer();
+    try {
+      const b = new TestBrowser(other.app, other.realm.host);
+      expect((await b.login(other.realm.owner.delivery_email, OWNER_PASSWORD)).statusCode).toBe(303);
+      expectSuccess(await b.api("GET", "/users/me"));
+      await other.db.updateTable("realms").set({ deactivated: 1 }).where("id", "=", other.realm.realm.id).execute();
+      expectError(await b.api("GET", "/users/me"), "This organization has been deactivated", { status: 401, code: "UNAUTHORIZED" });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("/user_uploads with the session cookie", () => {
+  it("serves a file to a signed-in browser with the usual access checks", async () => {
+    const url = expectSuccess(await postFiles(s, s.realm.member, "/user_uploads", [{ field: "file", filename: "pic.txt", content: Buffer.from("hello"), type: "text/plain" }])).url as string;
+    const b = await signedIn();
+    const res = await b.request("GET", url);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("hello");
+    // The owner has no access to a file in no message they can read.
+    const owner = await signedIn(s.realm.owner.delivery_email, OWNER_PASSWORD);
+    expect((await owner.request("GET", url)).statusCode).toBe(403);
+    expect((await browser().request("GET", url)).statusCode).toBe(401);
   });
 });

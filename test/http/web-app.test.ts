@@ -11,14 +11,18 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/http/web-app.js";
+import { TestBrowser } from "../support/browser.js";
+import { OWNER_PASSWORD } from "../support/realm.js";
 import { startTestServer, type TestServer } from "../support/server.js";
+import { updateUserRow } from "../../src/db/queries/users.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 let webDir: string;
 let server: TestServer;
 let unbuilt: TestServer;
 let manifest: { js: string; css: string };
-const SIGNED_IN = { cookie: "csrftoken=abc; sessionid=s3ss10n" };
+/** Headers of a signed-in browser (a real session, from the login form). */
+let SIGNED_IN: Record<string, string>;
 
 beforeAll(async () => {
   webDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-web-"));
@@ -27,6 +31,7 @@ beforeAll(async () => {
   manifest = JSON.parse(fs.readFileSync(path.join(webDir, "manifest.json"), "utf8"));
   server = await startTestServer({ webDir });
   unbuilt = await startTestServer({ webDir: path.join(webDir, "missing") });
+  SIGNED_IN = await signIn(server);
 });
 afterAll(async () => {
   await server?.close();
@@ -34,14 +39,33 @@ afterAll(async () => {
   fs.rmSync(webDir, { recursive: true, force: true });
 });
 
+async function signIn(s: TestServer, who = s.realm.owner): Promise<Record<string, string>> {
+  const b = new TestBrowser(s.app, s.realm.host);
+  expect((await b.login(who.delivery_email, OWNER_PASSWORD)).statusCode).toBe(303);
+  return { host: s.realm.host, cookie: b.cookieHeader() };
+}
+
 describe("GET /", () => {
-  it("sends signed-out visitors to the sign-in page", async () => {
-    for (const cookie of [undefined, "csrftoken=abc", "sessionid=", "xsessionid=1"]) {
-      const res = await server.app.inject({ method: "GET", url: "/", headers: cookie ? { cookie } : {} });
+  it("sends visitors without a live session to the sign-in page", async () => {
+    const forged = SIGNED_IN.cookie.replace(/sessionid=[^;]+/, `sessionid=${"a".repeat(32)}`);
+    for (const cookie of [undefined, "csrftoken=abc", "sessionid=", "sessionid=s3ss10n", "xsessionid=1", forged]) {
+      const res = await server.app.inject({ method: "GET", url: "/", headers: { host: server.realm.host, ...(cookie ? { cookie } : {}) } });
       expect(res.statusCode, cookie).toBe(302);
       expect(res.headers.location).toBe("/login/");
       expect(res.headers["cache-control"]).toBe("no-store");
     }
+  });
+
+  it("sends a deactivated user's browser to the sign-in page too (no loop between the page and the API)", async () => {
+    const member = server.realm.member;
+    await updateUserRow(server.db, server.realm.realm.id, member.id, { password_hash: (await server.db.selectFrom("users").select("password_hash").where("id", "=", server.realm.owner.id).executeTakeFirstOrThrow()).password_hash });
+    const headers = await signIn(server, member);
+    expect((await server.app.inject({ method: "GET", url: "/", headers })).statusCode).toBe(200);
+    await updateUserRow(server.db, server.realm.realm.id, member.id, { is_active: 0 });
+    server.ctx.caches.flushAll();
+    const res = await server.app.inject({ method: "GET", url: "/", headers });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe("/login/");
   });
 
   it("answers the app's page with a strict policy and revalidation", async () => {

@@ -239,6 +239,9 @@ export function authzRows(): Row[] {
     row("DELETE /messages/{message_id:int}", "other's message in a private channel the caller is not in", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherPrivMessage}`)),
     row("GET /messages/{message_id:int}/history", "other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at(`/messages/${w.otherPubMessage}/history`)),
     row("GET /messages/{message_id:int}/history", "other's message in a private channel the caller is not in", x(INVALID_MESSAGE), async (_c, w) => at(`/messages/${w.otherPrivMessage}/history`)),
+    row("POST /messages/render", "a preview naming a private channel and a user", x("ok"), async (_c, w) =>
+      at("/messages/render", { content: `**hi** @**${w.other.full_name}** #**matrix-priv**` }),
+    ),
     row("POST /messages/flags", "star other's message in a public channel", x("ok", { foreign: INVALID_MESSAGE }), async (_c, w) => at("/messages/flags", { messages: [w.otherPubMessage], op: "add", flag: "starred" })),
     row("POST /messages/flags", "star other's direct message to someone else", x(INVALID_MESSAGE), async (_c, w) => at("/messages/flags", { messages: [w.otherDirectMessage], op: "add", flag: "starred" })),
     row("POST /messages/flags/narrow", "read a public channel", x("ok", { foreign: UNKNOWN_CHANNEL_NARROW }), async (_c, w) =>

@@ -59,6 +59,7 @@ const ROUTE_PARAMS: Record<string, string[]> = {
   "POST /messages/flags": ["messages", "op", "flag"],
   "POST /messages/flags/narrow": ["anchor", "include_anchor", "num_before", "num_after", "narrow", "op", "flag"],
   "POST /messages": ["type", "to", "topic", "subject", "content", "local_id", "queue_id", "read_by_sender"],
+  "POST /messages/render": ["content"],
   "GET /messages": ["anchor", "include_anchor", "num_before", "num_after", "narrow", "use_first_unread_anchor", "apply_markdown", "client_gravatar", "allow_empty_topic_name", "message_ids"],
   "GET /messages/{message_id:int}": ["apply_markdown", "allow_empty_topic_name"],
   "POST /users/me/presence": ["status", "ping_only", "new_user_input", "slim_presence", "last_update_id", "history_limit_days"],

@@ -3,6 +3,7 @@ import { CHANNEL_LIMITS, typingIntervals } from "./limits.js";
 import { PRESENCE_OFFLINE_THRESHOLD_SECONDS, PRESENCE_PING_INTERVAL_SECONDS } from "../../lib/presence.js";
 import { REALM_GROUP_SETTING_DEFAULTS } from "../../lib/system-groups.js";
 import { realmHost, realmUrl } from "../../lib/realm-host.js";
+import { emojiDataFile } from "../../lib/emoji-data-file.js";
 import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import type { Realm } from "../../db/schema.js";
 import type { StateFetcher } from "./types.js";
@@ -86,6 +87,7 @@ export const fetchRealmState: StateFetcher = async (sc, state) => {
     password_max_length: PASSWORD_MAX_LENGTH,
     password_min_guesses: PASSWORD_MIN_GUESSES,
     max_file_upload_size_mib: sc.ctx.config.maxFileUploadMib,
+    server_emoji_data_url: `${realmUrl(sc.realm.string_id, sc.ctx.config.externalHost)}${emojiDataFile().path}`,
     realm_upload_quota_mib: null,
     realm_default_external_accounts: Object.fromEntries(
       Object.entries(DEFAULT_EXTERNAL_ACCOUNTS).map(([subtype, a]) => [subtype, { text: a.name, url_pattern: a.url_pattern, name: a.name, hint: a.hint }]),

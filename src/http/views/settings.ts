@@ -36,7 +36,7 @@ async function changeSettings(req: AuthedRequest): Promise<ViewResult> {
   }
   // As upstream: the password first; a refused change leaves every other setting alone.
   if (params.new_password !== undefined) {
-    await doChangePassword(req.ctx, req.realm, req.user, params.old_password ?? "", params.new_password);
+    await doChangePassword(req.ctx, req.realm, req.user, params.old_password ?? "", params.new_password, req.sessionId);
   }
   await doChangeSettings(req.ctx, req.realm, req.user, {
     fullName: params.full_name,

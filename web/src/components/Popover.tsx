@@ -4,29 +4,20 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { useDialogFocus } from "./dialog-focus.js";
 
 export function Popover(props: { label: string; onClose: () => void; children: ComponentChildren; class?: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  useDialogFocus(ref, props.onClose, false);
   useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
-    ref.current?.querySelector<HTMLElement>("input, textarea, select, button")?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
-        e.preventDefault();
-        props.onClose();
-      }
-    };
     const onClick = (e: MouseEvent) => {
       if (ref.current && !ref.current.contains(e.target as Node)) props.onClose();
     };
-    document.addEventListener("keydown", onKey);
     // Registered after the click that opened the popover has finished.
     const t = setTimeout(() => document.addEventListener("mousedown", onClick));
     return () => {
       clearTimeout(t);
-      document.removeEventListener("keydown", onKey);
       document.removeEventListener("mousedown", onClick);
-      if (opener?.isConnected) opener.focus();
     };
   }, []);
   return (

@@ -1,7 +1,8 @@
 /** The settings dialog: your status, and your password. */
-import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { useContext, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { Ctl } from "../controller.js";
+import { useDialogFocus } from "./dialog-focus.js";
 
 export function Settings(props: { onClose: () => void }) {
   const ctl = useContext(Ctl);
@@ -14,31 +15,7 @@ export function Settings(props: { onClose: () => void }) {
   const [message, setMessage] = useState("");
   const [error, setError] = useState("");
 
-  useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
-    ref.current?.querySelector<HTMLElement>("input")?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") props.onClose();
-      // A modal dialog: Tab cycles within it.
-      if (e.key === "Tab" && ref.current) {
-        const all = [...ref.current.querySelectorAll<HTMLElement>("input, button, select, textarea")].filter((el) => !el.hasAttribute("disabled"));
-        const first = all[0];
-        const last = all[all.length - 1];
-        if (e.shiftKey && document.activeElement === first) {
-          e.preventDefault();
-          last?.focus();
-        } else if (!e.shiftKey && document.activeElement === last) {
-          e.preventDefault();
-          first?.focus();
-        }
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      opener?.focus();
-    };
-  }, []);
+  useDialogFocus(ref, props.onClose, true);
 
   const run = async (fn: () => Promise<unknown>, done: string) => {
     setMessage("");
