@@ -152,6 +152,25 @@ describe("POST /accounts/login/", () => {
     );
   });
 
+  it("shares fetch_api_key's attempt limit, and says so in upstream's words", async () => {
+    const limited = await startTestServer({ loginAttemptsPer30Minutes: 2 });
+    try {
+      const b = new TestBrowser(limited.app, limited.realm.host);
+      const email = limited.realm.owner.delivery_email;
+      expect((await b.login(email, "wrong one")).body).toContain(INVALID_LOGIN);
+      expectError(await limited.api.post(null, "/fetch_api_key", { username: email, password: "wrong two" }), "Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
+      // Locked: even the right password waits.
+      const res = await b.login(email, OWNER_PASSWORD);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toMatch(
+        /<p role="alert">You're making too many attempts to sign in\. Try again in \d+ seconds or contact your organization administrator for help\.<\/p>/,
+      );
+      expect(b.cookies.has("sessionid")).toBe(false);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("marks the cookies Secure over HTTPS only behind a trusted proxy", async () => {
     const proxied = await startTestServer({ trustProxy: true });
     try {
