@@ -279,6 +279,23 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     expect(await composeBox(ada.page).inputValue()).toBe("");
   });
 
+  it("opens the sidebar from a menu button on a narrow screen", async () => {
+    const p = ada.page;
+    await p.setViewportSize({ width: 480, height: 800 });
+    try {
+      const nav = p.getByRole("navigation", { name: "Channels and conversations" });
+      await nav.waitFor({ state: "hidden" });
+      const menu = p.getByRole("button", { name: "Menu" });
+      await menu.click();
+      expect(await menu.getAttribute("aria-expanded")).toBe("true");
+      await nav.getByRole("link", { name: /^# general/ }).click();
+      await nav.waitFor({ state: "hidden" });
+      await p.getByRole("heading", { name: "#general", exact: true }).waitFor();
+    } finally {
+      await p.setViewportSize({ width: 1200, height: 800 });
+    }
+  });
+
   it("changes the password, logs out, and signs in with the new one", async () => {
     await bo.page.getByRole("button", { name: "Settings" }).click();
     const dialog = bo.page.getByRole("dialog", { name: "Settings" });
