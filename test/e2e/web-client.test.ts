@@ -117,6 +117,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await send(ada.page, "Just between us");
     const link = bo.page.getByRole("list", { name: "Direct messages" }).getByRole("link", { name: /Ada Boss/ });
     await link.getByLabel("1 unread").waitFor();
+    expect(await bo.page.title()).toMatch(/^\(\d+\) Acme$/);
     await link.click();
     await message(bo.page, "Just between us").waitFor();
     // Viewed: marked read, so the count goes.

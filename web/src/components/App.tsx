@@ -30,6 +30,8 @@ export function App() {
     );
   }
   const status = s.statuses.get(s.me.user_id)?.status_text;
+  const unread = s.unreadCount((p) => p.kind === "dm" || !s.isTopicMuted(p.streamId, p.topic));
+  document.title = `${unread ? `(${unread}) ` : ""}${s.realmName || "Parley"}`;
   return (
     <>
       <a
