@@ -183,7 +183,10 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await dialog.getByText("Status saved.").waitFor();
     await bo.page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    await ada.page.getByRole("list", { name: "People" }).getByRole("link", { name: /Bo Member/ }).getByText("In a meeting").waitFor();
+    const boInList = ada.page.getByRole("list", { name: "People" }).getByRole("link", { name: /Bo Member/ });
+    await boInList.getByText("In a meeting").waitFor();
+    // Bo's page reports presence: a green dot for Ada.
+    await boInList.getByRole("img", { name: "Active" }).waitFor();
   });
 
   it("works from the keyboard: skip link, Enter to send, a modal dialog that keeps Tab inside and closes on Escape", async () => {
