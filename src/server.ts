@@ -74,7 +74,8 @@ export function loggerOptions(level: string) {
     level,
     // Plugins log their own copies of the headers too (the multipart parser logs its options,
     // headers included, at trace level): redact them wherever they sit one level down.
-    redact: ["req.headers.authorization", "req.headers.cookie", "*.headers.authorization", "*.headers.cookie"],
+    // The session cookie and the CSRF token too.
+    redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-csrftoken"]', "*.headers.authorization", "*.headers.cookie", '*.headers["x-csrftoken"]'],
     serializers: {
       req: (req: { method: string; url: string; hostname?: string }) => ({
         method: req.method,

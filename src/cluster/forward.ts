@@ -22,9 +22,11 @@ export function forwardRequest(nodeUrl: string, raw: FastifyRequest, params: Rea
   const query = new URLSearchParams([...params]).toString();
   const path = raw.url.split("?")[0];
   const target = new URL(`${path}${query ? `?${query}` : ""}`, nodeUrl);
-  const headers: http.OutgoingHttpHeaders = { [FORWARDED_HEADER]: "1", host: raw.headers.host ?? target.host };
-  for (const name of ["authorization", "user-agent"] as const) {
-    if (raw.headers[name] !== undefined) headers[name] = raw.headers[name];
+  const headers: Record<string, string | string[]> = { [FORWARDED_HEADER]: "1", host: raw.headers.host ?? target.host };
+  // Credentials either way: Basic, or a browser session (its cookie, and the CSRF token a DELETE needs).
+  for (const name of ["authorization", "cookie", "x-csrftoken", "user-agent"] as const) {
+    const value = raw.headers[name];
+    if (value !== undefined) headers[name] = value;
   }
   return new Promise((resolve, reject) => {
     const request = http.request(target, { method: raw.method, headers, agent, signal }, (res) => {

@@ -10,15 +10,16 @@ import type { AppContext } from "../context.js";
 import type { Realm } from "../db/schema.js";
 import { doEndSession, doStartSession } from "../actions/sessions.js";
 import { ApiError } from "../errors.js";
-import { CSRF_REASONS, csrfTokenProblem, maskCsrfSecret, newCsrfSecret, secretOfCookie } from "../lib/csrf.js";
+import { maskCsrfSecret } from "../lib/csrf.js";
 import { escapeAttr, escapeText } from "../lib/markdown/escape.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { isValidEmail } from "../lib/user-validation.js";
 import { checkAccount } from "./auth.js";
-import { clearSessionCookies, CSRF_COOKIE, isHttpsRequest, readCookie, SESSION_COOKIE, setCsrfCookie, setSessionCookies } from "./cookies.js";
+import { clearSessionCookies, isHttpsRequest, readCookie, SESSION_COOKIE, setSessionCookies } from "./cookies.js";
+import { csrfRefused, formCsrfProblem, formCsrfToken } from "./form-csrf.js";
 import { formField, htmlPage, sendHtml } from "./html-pages.js";
 import { checkPasswordLogin } from "./password-login.js";
-import { crossOrigin, liveSession } from "./session-auth.js";
+import { liveSession } from "./session-auth.js";
 
 /** Django's form message (the field's name is "email"). */
 export const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
@@ -27,8 +28,6 @@ const deactivatedAccount = (email: string) =>
 const REALM_DEACTIVATED = "This organization has been deactivated.";
 const tooManyAttempts = (seconds: number) =>
   `You're making too many attempts to sign in. Try again in ${seconds} seconds or contact your organization administrator for help.`;
-/** Django's CSRF_COOKIE_AGE: the pre-sign-in token outlives a visit (one year). */
-const CSRF_COOKIE_AGE = 31449600;
 const MAX_NEXT_LENGTH = 2000;
 
 /**
@@ -57,9 +56,6 @@ function loginForm(realm: Realm, csrfToken: string, values: { email: string; nex
 const noRealm = (reply: FastifyReply) =>
   sendHtml(reply, 404, htmlPage("Organization not found", "<p>There is no organization at this address.</p>"));
 
-const csrfRefused = (reply: FastifyReply, reason: string) =>
-  sendHtml(reply, 403, htmlPage("Forbidden", `<p role="alert">CSRF verification failed. Request aborted: ${escapeText(reason)}</p><p><a href="/login/">Log in again</a></p>`));
-
 async function realmOf(ctx: AppContext, request: FastifyRequest): Promise<Realm | undefined> {
   ctx.caches.checkExternalWrites();
   return ctx.caches.realms.findBySubdomain(ctx.db, subdomainFromHost(request.headers.host, ctx.config.externalHost));
@@ -78,26 +74,9 @@ async function signedInSession(ctx: AppContext, request: FastifyRequest) {
   }
 }
 
-/** Renders the form with a fresh mask of the visitor's CSRF secret (made and set as a cookie when absent). */
+/** Renders the form with a fresh mask of the visitor's CSRF secret. */
 function showForm(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, realm: Realm, values: { email: string; next: string }, error: string | null) {
-  let secret = secretOfCookie(readCookie(request, CSRF_COOKIE));
-  if (secret === null) {
-    secret = newCsrfSecret();
-    setCsrfCookie(reply, isHttpsRequest(request, ctx.config), maskCsrfSecret(secret), CSRF_COOKIE_AGE);
-  }
-  return sendHtml(reply, 200, loginForm(realm, maskCsrfSecret(secret), values, error));
-}
-
-/** The double-submit check of a form posted before sign-in: the form's token against the cookie's secret. */
-function formCsrfProblem(ctx: AppContext, request: FastifyRequest, sessionSecret: string | undefined): string | null {
-  const origin = crossOrigin(ctx, request);
-  if (origin !== null) return origin;
-  const secret = sessionSecret ?? secretOfCookie(readCookie(request, CSRF_COOKIE));
-  if (secret === null) return CSRF_REASONS.noCookie;
-  const posted = formField(request.body, "csrfmiddlewaretoken");
-  const header = request.headers["x-csrftoken"];
-  if (posted === "" && typeof header === "string") return csrfTokenProblem(header, secret, "header");
-  return csrfTokenProblem(posted, secret, "POST");
+  return sendHtml(reply, 200, loginForm(realm, formCsrfToken(ctx, request, reply), values, error));
 }
 
 async function loginPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {

@@ -14,8 +14,9 @@ import { escapeAttr, escapeText } from "../lib/markdown/escape.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { startSessionAndRedirect } from "./login-pages.js";
 import { formField, htmlPage, sendHtml } from "./html-pages.js";
+import { csrfRefused, formCsrfProblem, formCsrfToken } from "./form-csrf.js";
 
-function form(realm: Realm, invite: Invite, values: { email?: string; full_name?: string }, error: string | null): string {
+function form(realm: Realm, invite: Invite, csrfToken: string, values: { email?: string; full_name?: string }, error: string | null): string {
   const emailField = invite.is_multiuse
     ? `<p><label>Email <input type="email" name="email" required value="${escapeAttr(values.email ?? "")}"></label></p>`
     : `<p>Email: ${escapeText(invite.email)}</p>`;
@@ -23,6 +24,7 @@ function form(realm: Realm, invite: Invite, values: { email?: string; full_name?
     `Join ${realm.name}`,
     `${error === null ? "" : `<p role="alert">${escapeText(error)}</p>`}
 <form method="post">
+<input type="hidden" name="csrfmiddlewaretoken" value="${escapeAttr(csrfToken)}">
 ${emailField}
 <p><label>Full name <input type="text" name="full_name" required maxlength="100" value="${escapeAttr(values.full_name ?? "")}"></label></p>
 <p><label>Password <input type="password" name="password" required minlength="6"></label></p>
@@ -45,11 +47,14 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
     app.get(url, async (request, reply) => {
       const found = await load(ctx, request);
       if (!found) return notUsable(reply);
-      return sendHtml(reply, 200, form(found.realm, found.invite, {}, null));
+      return sendHtml(reply, 200, form(found.realm, found.invite, formCsrfToken(ctx, request, reply), {}, null));
     });
     app.post(url, async (request, reply) => {
       const found = await load(ctx, request);
       if (!found) return notUsable(reply);
+      // The post signs the browser in: a forged one must not sign a victim into someone else's account.
+      const csrf = formCsrfProblem(ctx, request, undefined);
+      if (csrf !== null) return csrfRefused(reply, csrf);
       const values = { email: formField(request.body, "email"), full_name: formField(request.body, "full_name") };
       try {
         const user = await doAcceptInvite(ctx, found.realm, (request.params as { key: string }).key, {
@@ -62,7 +67,7 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         if (err.message === LINK_NOT_USABLE) return notUsable(reply);
-        return sendHtml(reply, 400, form(found.realm, found.invite, values, err.message));
+        return sendHtml(reply, 400, form(found.realm, found.invite, formCsrfToken(ctx, request, reply), values, err.message));
       }
     });
   }

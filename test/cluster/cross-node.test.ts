@@ -111,6 +111,54 @@ describe.skipIf(!clusterConfigured)("three nodes behind a round-robin proxy", ()
     expect(typing[0]).toMatchObject({ op: "start", sender: { user_id: member.user_id } });
   });
 
+  it("accepts a browser session on every node, forwards its polls, and ends it everywhere at logout", async () => {
+    const [a, b, c] = cluster.nodes;
+    const password = (cluster.owner as { password?: string }).password!;
+    // Sign in on node a: the login page's CSRF cookie and token, then the form.
+    const page = await fetch(`${a.url}/login/`);
+    const csrfCookie = page.headers.getSetCookie().map((h) => h.split(";")[0]).find((h) => h.startsWith("csrftoken="))!;
+    const formToken = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(await page.text())![1];
+    const login = await fetch(`${a.url}/accounts/login/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+      body: new URLSearchParams({ username: cluster.owner.email, password, csrfmiddlewaretoken: formToken }).toString(),
+    });
+    expect(login.status).toBe(303);
+    const cookies = login.headers.getSetCookie().map((h) => h.split(";")[0]);
+    const cookie = cookies.join("; ");
+    const csrf = cookies.find((h) => h.startsWith("csrftoken="))!.slice("csrftoken=".length);
+    const json = (base: string, method: string, path: string, params: Record<string, string> = {}) => {
+      const query = method === "GET" || method === "DELETE" ? `?${new URLSearchParams(params)}` : "";
+      return fetch(`${base}/json${path}${query}`, {
+        method,
+        headers: { cookie, "x-csrftoken": csrf, ...(query ? {} : { "content-type": "application/x-www-form-urlencoded" }) },
+        body: query ? undefined : new URLSearchParams(params).toString(),
+      });
+    };
+    // A queue on node b, polled and deleted through node c (forwarded with the session's cookie and CSRF token).
+    const registered = (await (await json(b.url, "POST", "/register", { event_types: JSON.stringify(["message"]) })).json()) as Body;
+    expect(registered.result).toBe("success");
+    const poll = (await (await json(c.url, "GET", "/events", { queue_id: registered.queue_id as string, last_event_id: String(registered.last_event_id), dont_block: "true" })).json()) as Body;
+    expect(poll.result, JSON.stringify(poll)).toBe("success");
+    const deleted = (await (await json(c.url, "DELETE", "/events", { queue_id: registered.queue_id as string })).json()) as Body;
+    expect(deleted.result, JSON.stringify(deleted)).toBe("success");
+    // Logout on node a; nodes b and c refuse the session on their next request.
+    for (const node of [b, c]) expect((await json(node.url, "GET", "/users/me")).status).toBe(200);
+    const out = await fetch(`${a.url}/accounts/logout/`, { method: "POST", redirect: "manual", headers: { cookie, "x-csrftoken": csrf } });
+    expect(out.status).toBe(303);
+    expect((await json(a.url, "GET", "/users/me")).status).toBe(401);
+    for (const node of [b, c]) {
+      // The deletion reaches the other nodes through Redis within milliseconds; a loaded CI machine may take longer.
+      let status = 0;
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+        status = (await json(node.url, "GET", "/users/me")).status;
+        if (status === 401) break;
+      }
+      expect(status).toBe(401);
+    }
+  });
+
   it("counts password attempts across nodes", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {

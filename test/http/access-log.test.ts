@@ -11,7 +11,8 @@ import { contextFor, loggerOptions } from "../../src/server.js";
 import { basicAuth } from "../support/client.js";
 import { createTestDb, type TestDb } from "../support/db.js";
 import { listenLocally } from "../support/raw-http.js";
-import { seedRealm, type SeededRealm } from "../support/realm.js";
+import { OWNER_PASSWORD, seedRealm, type SeededRealm } from "../support/realm.js";
+import { TestBrowser } from "../support/browser.js";
 import { EXTERNAL_HOST } from "../support/server.js";
 import type { FastifyInstance } from "fastify";
 
@@ -53,6 +54,26 @@ it("writes one line per request: method, path without the query string, status, 
   const text = lines.slice(before).join("\n");
   expect(text).not.toContain(realm.member.api_key);
   expect(text.toLowerCase()).not.toContain("authorization");
+});
+
+it("logs no password, session token or CSRF token of a browser sign-in and its requests", async () => {
+  const before = lines.length;
+  const b = new TestBrowser(app, realm.host);
+  expect((await b.login(realm.owner.delivery_email, OWNER_PASSWORD, { next: "/#narrow/secret-next" })).statusCode).toBe(303);
+  const token = b.cookies.get("sessionid")!;
+  const csrf = b.cookies.get("csrftoken")!;
+  expect((await b.api("POST", "/users/me/status", { status_text: "logged?" })).statusCode).toBe(200);
+  expect((await b.request("POST", "/accounts/logout/", { headers: { "x-csrftoken": b.cookies.get("csrftoken")! } })).statusCode).toBe(303);
+  await new Promise((resolve) => setImmediate(resolve));
+  const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(logged.map(({ method, path, statusCode }) => `${String(method)} ${String(path)} ${String(statusCode)}`)).toEqual([
+    "GET /login/ 200",
+    "POST /accounts/login/ 303",
+    "POST /json/users/me/status 200",
+    "POST /accounts/logout/ 303",
+  ]);
+  const text = lines.slice(before).join("\n");
+  for (const secret of [OWNER_PASSWORD, realm.owner.api_key, token, csrf, "csrftoken", "sessionid", "secret-next"]) expect(text).not.toContain(secret);
 });
 
 it("writes valid JSON lines in pino's shape whatever the path holds", async () => {

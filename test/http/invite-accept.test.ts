@@ -44,8 +44,15 @@ beforeEach(() => {
 
 const host = () => s.realm.host;
 const page = (path: string, h = host()) => s.app.inject({ method: "GET", url: path, headers: { host: h } });
-const submit = (path: string, fields: Record<string, string>, h = host()) =>
-  s.app.inject({ method: "POST", url: path, headers: { host: h, "content-type": "application/x-www-form-urlencoded" }, payload: encodeParams(fields) });
+/** The browser's CSRF cookie and the form's token (Django accepts the bare secret as the token too). */
+const CSRF_SECRET = "S".repeat(32);
+const submit = (path: string, fields: Record<string, string>, h = host(), csrf: string | null = CSRF_SECRET) =>
+  s.app.inject({
+    method: "POST",
+    url: path,
+    headers: { host: h, "content-type": "application/x-www-form-urlencoded", cookie: `csrftoken=${CSRF_SECRET}` },
+    payload: encodeParams(csrf === null ? fields : { csrfmiddlewaretoken: csrf, ...fields }),
+  });
 const userByEmail = (email: string) => s.db.selectFrom("users").selectAll().where("delivery_email", "=", email).executeTakeFirst();
 const countUsers = async () => (await s.db.selectFrom("users").select("id").execute()).length;
 const subscribedChannels = async (userId: number) =>
@@ -87,6 +94,12 @@ describe("accepting an email invitation", () => {
     expect(form.body).toContain('name="password"');
     expect(form.body).not.toContain('name="email"');
 
+    expect(form.body).toMatch(/<input type="hidden" name="csrfmiddlewaretoken" value="[A-Za-z0-9]{64}">/);
+    // A post without the form's token (a forged one from another site) creates nothing.
+    const forged = await submit(path, { full_name: "Ada Lovelace", password: "analytical-engine" }, host(), null);
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain("CSRF token missing.");
+    expect(await userByEmail("ada@example.com")).toBeUndefined();
     const done = await submit(path, { full_name: "Ada Lovelace", password: "analytical-engine" });
     // Signed in and sent to the web app.
     expect(done.statusCode).toBe(303);

@@ -253,6 +253,36 @@ describe("session authentication", () => {
   });
 });
 
+describe("session authentication costs", () => {
+  it("no more statements than Basic credentials once cached, and a fixed number cold", async () => {
+    const b = await signedIn();
+    const bySession = () => s.countQueries(async () => expectSuccess(await b.api("GET", "/users/me")), { warm: true });
+    const byBasic = () => s.countQueries(async () => expectSuccess(await s.api.get(s.realm.member, "/users/me")), { warm: true });
+    await bySession();
+    await byBasic();
+    expect(await bySession()).toBe(await byBasic());
+    // Cold: the session, its user and its realm, one statement each, in place of the API-key lookup's two.
+    const cold = await s.countQueries(async () => expectSuccess(await b.api("GET", "/users/me")));
+    const coldBasic = await s.countQueries(async () => expectSuccess(await s.api.get(s.realm.member, "/users/me")));
+    expect(cold).toBe(coldBasic + 1);
+  });
+
+  it("counts against the same per-user rate limit as Basic credentials", async () => {
+    const limited = await startTestServer({ rateLimitPerMinute: 3 });
+    try {
+      const b = new TestBrowser(limited.app, limited.realm.host);
+      expect((await b.login(limited.realm.owner.delivery_email, OWNER_PASSWORD)).statusCode).toBe(303);
+      expectSuccess(await b.api("GET", "/users/me"));
+      expectSuccess(await limited.api.get(limited.realm.owner, "/users/me"));
+      const third = await b.api("GET", "/users/me");
+      expect(third.headers["x-ratelimit-remaining"]).toBe("0");
+      expectError(await b.api("GET", "/users/me"), "API usage exceeded rate limit", { status: 429, code: "RATE_LIMIT_HIT" });
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe("POST /accounts/logout/", () => {
   it("needs the CSRF token, then ends the session and clears both cookies", async () => {
     const b = await signedIn();

@@ -17,6 +17,7 @@ import { EXTERNAL_HOST } from "../support/server.js";
 import { OWNER_PASSWORD, seedRealm, type SeededRealm } from "../support/realm.js";
 import type { TestServer } from "../support/server.js";
 import { isAdmin } from "../../src/lib/roles.js";
+import { TestBrowser } from "../support/browser.js";
 
 /** The test server of test/support/server.ts, but with the production logger writing to memory. */
 let s: TestServer;
@@ -154,8 +155,22 @@ describe("the server log carries no credentials", () => {
       "content-type": "application/x-www-form-urlencoded",
     });
 
+    // A browser: sign-in, a multipart upload by session (cookie and X-CSRFToken in the headers), logout.
+    const browser = new TestBrowser(s.app, s.realm.host);
+    expect((await browser.login(owner.delivery_email, OWNER_PASSWORD)).statusCode).toBe(303);
+    const sessionToken = browser.cookies.get("sessionid")!;
+    const csrfToken = browser.cookies.get("csrftoken")!;
+    const upload = await inject("POST", "/json/messages", sendParts, { cookie: browser.cookieHeader(), "x-csrftoken": csrfToken, "content-type": `multipart/form-data; boundary=${boundary}` });
+    expect(upload.statusCode, upload.body).toBe(200);
+    const sessionSecrets = await allCredentials(s.db);
+    await browser.request("POST", "/accounts/logout/", { headers: { "x-csrftoken": csrfToken } });
+
     const log = logLines.join("");
     if (process.env.LOG_DEBUG) console.log(log);
+    for (const secret of [sessionToken, csrfToken, ...sessionSecrets.map((c) => c.secret)]) {
+      const at = log.indexOf(secret);
+      expect(at, `log contains a session secret: …${log.slice(Math.max(0, at - 200), at + 50)}`).toBe(-1);
+    }
     expect(logLines.length, "the trace logger wrote request lines").toBeGreaterThan(10);
     const forbidden = [OWNER_PASSWORD, encodeRaw({ text: OWNER_PASSWORD }), wrong, "another long passphrase 99", encodeRaw({ text: "another long passphrase 99" })];
     for (const c of await allCredentials(s.db)) forbidden.push(c.secret);

@@ -330,5 +330,11 @@ export async function allCredentials(db: AnyDb): Promise<Array<{ userId: number;
     out.push({ ...base, secret: r.api_key });
     if (r.password_hash) out.push({ ...base, secret: r.password_hash });
   }
+  // Browser sessions: the stored token hash and the CSRF secret never leave the server either.
+  const sessions = await db.selectFrom("sessions").select(["user_id", "realm_id", "token_hash", "csrf_secret"]).execute();
+  for (const r of sessions) {
+    const base = { userId: r.user_id, realmId: r.realm_id, isBot: false, ownerId: null };
+    out.push({ ...base, secret: r.token_hash }, { ...base, secret: r.csrf_secret });
+  }
   return out;
 }

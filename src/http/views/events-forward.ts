@@ -49,6 +49,8 @@ function relay(answer: ForwardedAnswer): ViewResult {
   } catch {
     throw new ApiError("Event queue node answered with no JSON", { status: 502, code: "BAD_GATEWAY" });
   }
-  const { result: _result, msg, code, ...data } = parsed;
+  const { result, msg, code, ...data } = parsed;
+  // A success with no fields of its own (DELETE /events): `{"result":"success","msg":""}`.
+  if (answer.status === 200 && result === "success") return data;
   throw new ApiError(String(msg), { status: answer.status, code: String(code ?? "BAD_REQUEST"), data });
 }
