@@ -117,6 +117,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await send(ada.page, "Just between us");
     const link = bo.page.getByRole("list", { name: "Direct messages" }).getByRole("link", { name: /Ada Boss/ });
     await link.getByLabel("1 unread").waitFor();
+    expect(await bo.page.title()).toMatch(/^\(\d+\) Acme$/);
     await link.click();
     await message(bo.page, "Just between us").waitFor();
     // Viewed: marked read, so the count goes.
@@ -182,7 +183,10 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await dialog.getByText("Status saved.").waitFor();
     await bo.page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    await ada.page.getByRole("list", { name: "People" }).getByRole("link", { name: /Bo Member/ }).getByText("In a meeting").waitFor();
+    const boInList = ada.page.getByRole("list", { name: "People" }).getByRole("link", { name: /Bo Member/ });
+    await boInList.getByText("In a meeting").waitFor();
+    // Bo's page reports presence: a green dot for Ada.
+    await boInList.getByRole("img", { name: "Active" }).waitFor();
   });
 
   it("works from the keyboard: skip link, Enter to send, a modal dialog that keeps Tab inside and closes on Escape", async () => {
@@ -277,6 +281,23 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await ada.page.reload();
     await message(ada.page, "An unfinished thought").waitFor();
     expect(await composeBox(ada.page).inputValue()).toBe("");
+  });
+
+  it("opens the sidebar from a menu button on a narrow screen", async () => {
+    const p = ada.page;
+    await p.setViewportSize({ width: 480, height: 800 });
+    try {
+      const nav = p.getByRole("navigation", { name: "Channels and conversations" });
+      await nav.waitFor({ state: "hidden" });
+      const menu = p.getByRole("button", { name: "Menu" });
+      await menu.click();
+      expect(await menu.getAttribute("aria-expanded")).toBe("true");
+      await nav.getByRole("link", { name: /^# general/ }).click();
+      await nav.waitFor({ state: "hidden" });
+      await p.getByRole("heading", { name: "#general", exact: true }).waitFor();
+    } finally {
+      await p.setViewportSize({ width: 1200, height: 800 });
+    }
   });
 
   it("changes the password, logs out, and signs in with the new one", async () => {

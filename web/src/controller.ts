@@ -6,6 +6,7 @@
 import { createContext } from "preact";
 import { api } from "./api.js";
 import { apiNarrow, narrowKey, parseNarrowKey, type Narrow } from "./narrow.js";
+import { PresenceReporter } from "./presence.js";
 import { EventQueue } from "./queue.js";
 import { Store } from "./store.js";
 import type { Message } from "./types.js";
@@ -20,6 +21,7 @@ export class Controller {
   /** A short message for the live region ("Draft saved", errors…). */
   notice = "";
   private queue: EventQueue;
+  private presence = new PresenceReporter(this.store);
   private pendingRead = new Set<number>();
   private readTimer: ReturnType<typeof setTimeout> | undefined;
   private noticeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -46,6 +48,7 @@ export class Controller {
   private async onRegister(state: Record<string, any>): Promise<void> {
     this.store.load(state);
     this.ready = true;
+    this.presence.start();
     this.openFromHash();
   }
 

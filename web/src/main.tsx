@@ -2,7 +2,6 @@
 import { render } from "preact";
 import { App } from "./components/App.js";
 import { Controller, Ctl } from "./controller.js";
-import { reportPresence } from "./presence.js";
 import "./styles.css";
 
 const ctl = new Controller();
@@ -13,4 +12,3 @@ render(
   document.getElementById("app")!,
 );
 ctl.start();
-reportPresence(ctl);

@@ -12,8 +12,11 @@ export function App() {
   const ctl = useContext(Ctl);
   const [, setTick] = useState(0);
   const [settings, setSettings] = useState(false);
+  // Narrow screens: the sidebar is a panel the menu button opens; picking a narrow closes it.
+  const [menu, setMenu] = useState(false);
   useEffect(() => {
     ctl.store.onChange(() => setTick((t) => t + 1));
+    addEventListener("hashchange", () => setMenu(false));
     // Typing notices expire and presence ages without events: look again every few seconds.
     const timer = setInterval(() => setTick((t) => t + 1), 5000);
     return () => clearInterval(timer);
@@ -27,6 +30,8 @@ export function App() {
     );
   }
   const status = s.statuses.get(s.me.user_id)?.status_text;
+  const unread = s.unreadCount((p) => p.kind === "dm" || !s.isTopicMuted(p.streamId, p.topic));
+  document.title = `${unread ? `(${unread}) ` : ""}${s.realmName || "Parley"}`;
   return (
     <>
       <a
@@ -41,6 +46,9 @@ export function App() {
         Skip to the compose box
       </a>
       <header class="top" role="banner">
+        <button type="button" class="menu-toggle" aria-controls="sidebar" aria-expanded={menu} onClick={() => setMenu(!menu)}>
+          Menu
+        </button>
         <span class="realm-name">{s.realmName || "Parley"}</span>
         <span class="me">
           {s.me.full_name}
@@ -60,7 +68,7 @@ export function App() {
         </p>
       )}
       <div class="layout">
-        <Sidebar />
+        <Sidebar open={menu} />
         <main aria-labelledby="narrow-title">
           {ctl.narrow && (
             <>

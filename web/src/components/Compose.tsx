@@ -67,7 +67,9 @@ export function Compose() {
     setContent("");
     setPreview(undefined);
     setStatus(note);
-    box.current?.focus();
+    // Back to the box, unless the user has gone elsewhere while the request ran.
+    const active = document.activeElement;
+    if (!active || active === document.body || box.current?.closest(".compose-wrap")?.contains(active)) box.current?.focus();
   };
 
   const send = async () => {

@@ -27,7 +27,7 @@ function NarrowLink(props: { to: Narrow; label: string; unread: number; class?: 
   );
 }
 
-export function Sidebar() {
+export function Sidebar(props: { open: boolean }) {
   const ctl = useContext(Ctl);
   const s = ctl.store;
   const me = s.me.user_id;
@@ -35,7 +35,7 @@ export function Sidebar() {
   const dms = [...s.dmConversations.entries()].sort((a, b) => b[1] - a[1]);
   const people = [...s.users.values()].filter((u) => !u.is_bot && u.is_active !== false).sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (
-    <nav class="sidebar" aria-label="Channels and conversations">
+    <nav id="sidebar" class={`sidebar${props.open ? " open" : ""}`} aria-label="Channels and conversations">
       <h2 id="channels-heading">Channels</h2>
       <ul aria-labelledby="channels-heading">
         {s.subscriptions.map((sub) => (
