@@ -8,6 +8,7 @@ import { ApiError } from "../errors.js";
 import { authenticate, parseBasicAuth, requireCredentials } from "./auth.js";
 import { sendApiError } from "./error-handler.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
+import { readMultipartBody } from "./body/multipart.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
@@ -42,6 +43,7 @@ export function registerRoutes(app: FastifyInstance, ctx: AppContext, routes: re
       url: `/api/v1${toFastifyPath(path)}`,
       ...bodyLimitOptions(defs),
       handler: async (request, reply) => {
+        if (request.isMultipart()) await readMultipartBody(request);
         // The body was cut at the limit: its parameters are incomplete.
         if (bodyOverLimit(request)) throw requestTooLarge();
         const method = request.method === "HEAD" ? "GET" : request.method;

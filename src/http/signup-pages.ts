@@ -3,6 +3,7 @@
  * password, and the email address for reusable links); POST /join/{key}/ creates the
  * account through doAcceptInvite. Deliberately small: the web client comes later.
  */
+import { readMultipartBody } from "./body/multipart.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -68,6 +69,7 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
       return sendHtml(reply, 200, form(found.realm, found.invite, {}, null));
     });
     app.post(url, async (request, reply) => {
+      if (request.isMultipart()) await readMultipartBody(request);
       const found = await load(ctx, request);
       if (!found) return notUsable(reply);
       const values = { email: field(request.body, "email"), full_name: field(request.body, "full_name") };
