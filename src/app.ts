@@ -44,7 +44,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addHook("onRequest", (request, _reply, done) => {
     if (closing.aborted) return done(closingError());
     try {
-      limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
+      limitBodySize(request, ctx.config.maxRequestBytes);
       checkQueryString(request.url);
     } catch (err) {
       return done(err as Error);

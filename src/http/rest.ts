@@ -151,8 +151,14 @@ function collectParams(raw: FastifyRequest): Map<string, string> {
 }
 
 function clientFromUserAgent(ua: string | undefined): string {
+  // Clients send the same User-Agent on every request: remember the last answer.
+  if (ua === lastUserAgent.ua) return lastUserAgent.client;
   const product = ua?.split(/[/ ]/)[0];
-  return product && /^[\w.-]{1,30}$/.test(product) ? product : "API";
+  const client = product && /^[\w.-]{1,30}$/.test(product) ? product : "API";
+  lastUserAgent = { ua, client };
+  return client;
 }
+
+let lastUserAgent: { ua: string | undefined; client: string } = { ua: undefined, client: "API" };
 
 export { sendApiError };
