@@ -8,7 +8,12 @@
  * and read) is not counted.
  *
  *   npm run build && node dist/bench/instructions.js [--requests 5000] [--warmup 2000]
- *     [--connections 20] [--rounds 3] [--only users/me,server_settings] [--keep]
+ *     [--connections 1] [--rounds 3] [--only users/me,server_settings] [--keep]
+ *
+ * One connection by default: each request is then a turn of the server's event loop of its
+ * own, so the count does not depend on how many requests a turn happens to batch (which
+ * moves with the load generator's speed, i.e. with the machine's load); costs paid once per
+ * turn are counted in full for every request, as on a server that is not saturated.
  *
  * Parley runs as `parley serve` with its default configuration (access log on, to a file),
  * rate limits off, on a fresh SQLite organization made by `create-realm`.
@@ -52,7 +57,7 @@ function options(argv: string[]): Options {
   return {
     requests: Number(value("--requests") ?? 5000),
     warmup: Number(value("--warmup") ?? 2000),
-    connections: Number(value("--connections") ?? 20),
+    connections: Number(value("--connections") ?? 1),
     only: value("--only")?.split(","),
     rounds: Number(value("--rounds") ?? 3),
     keep: argv.includes("--keep"),
@@ -167,31 +172,14 @@ interface Result {
  */
 async function measureAll(server: Counted, kinds: Kind[], user: BenchUser | undefined, opts: Options): Promise<Result[]> {
   for (const kind of kinds) await drive(server.port, kind, kind.auth ? user : undefined, opts.warmup, opts.connections);
-  await quiet(server.child.pid!);
+  // A settling pass, not counted: the optimizing compiler's jobs queued during the warm-up
+  // run on a background thread and would otherwise land in the first round (doubling it).
+  for (const kind of kinds) await measure(server, kind, kind.auth ? user : undefined, opts);
   const rounds = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of kinds) rounds.get(kind.name)!.push((await measure(server, kind, kind.auth ? user : undefined, opts)) / opts.requests);
   }
   return kinds.map((k) => ({ name: k.name, perRequest: median(rounds.get(k.name)!), rounds: rounds.get(k.name)! }));
-}
-
-/**
- * Waits until the process stops using CPU: under valgrind the optimizing compiler's
- * background jobs, queued during the warm-up, run for a while after it (otherwise they
- * would land in the first measured round, doubling it).
- */
-async function quiet(pid: number): Promise<void> {
-  const cpuTicks = () => {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
-  };
-  let last = cpuTicks();
-  for (let i = 0; i < 240; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const now = cpuTicks();
-    if (now - last <= 2) return;
-    last = now;
-  }
 }
 
 function median(values: number[]): number {

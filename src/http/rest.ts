@@ -11,6 +11,7 @@ import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
 import { readMultipartBody } from "./body/multipart.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
+import { userAgentProduct } from "../lib/user-agent.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
 import { sendJson, sendJsonText, successJson } from "./response.js";
 import type { Method, RouteDef } from "./route.js";
@@ -151,14 +152,8 @@ function collectParams(raw: FastifyRequest): Map<string, string> {
 }
 
 function clientFromUserAgent(ua: string | undefined): string {
-  // Clients send the same User-Agent on every request: remember the last answer.
-  if (ua === lastUserAgent.ua) return lastUserAgent.client;
-  const product = ua?.split(/[/ ]/)[0];
-  const client = product && /^[\w.-]{1,30}$/.test(product) ? product : "API";
-  lastUserAgent = { ua, client };
-  return client;
+  const product = userAgentProduct(ua);
+  return /^[\w.-]{1,30}$/.test(product) ? product : "API";
 }
-
-let lastUserAgent: { ua: string | undefined; client: string } = { ua: undefined, client: "API" };
 
 export { sendApiError };

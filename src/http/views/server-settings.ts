@@ -8,6 +8,7 @@ import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import { renderMarkdownValue } from "../../lib/custom-profile-fields.js";
 import { CHAT_FEATURE_LEVEL, CHAT_MERGE_BASE, CHAT_VERSION } from "../../lib/server-version.js";
 import { realmUrl } from "../../lib/realm-host.js";
+import { userAgentProduct } from "../../lib/user-agent.js";
 import type { ApiRequest, ViewResult } from "../request.js";
 import { publicRoute } from "../route.js";
 import { cachedFields } from "../response.js";
@@ -16,8 +17,7 @@ import { cachedFields } from "../response.js";
 const INCOMPATIBLE_CLIENTS = new Set(["ParleyInvalid"]);
 
 function isIncompatible(userAgent: string | undefined): boolean {
-  const product = userAgent?.split(/[/ ]/)[0] ?? "";
-  return INCOMPATIBLE_CLIENTS.has(product);
+  return INCOMPATIBLE_CLIENTS.has(userAgentProduct(userAgent));
 }
 
 /**
