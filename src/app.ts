@@ -1,12 +1,12 @@
 /** buildApp(ctx): the Fastify instance with parsers, routes and error handling. Never listens. */
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
-import multipart from "@fastify/multipart";
 import { registerUploadPages } from "./http/upload-pages.js";
 import type { AppContext } from "./context.js";
 import { ApiError } from "./errors.js";
 import { handleError, sendApiError } from "./http/error-handler.js";
 import { checkQueryString, parseFormBody } from "./http/body/form.js";
 import { limitBodySize } from "./http/body/size-limit.js";
+import { registerMultipart } from "./http/body/multipart.js";
 import { registerRoutes } from "./http/rest.js";
 import { allRoutes } from "./http/routes.js";
 import { registerSignupPages } from "./http/signup-pages.js";
@@ -47,7 +47,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addHook("onRequest", (request, _reply, done) => {
     if (closing.aborted) return done(closingError());
     try {
-      limitBodySize(request, request.routeOptions.bodyLimit ?? ctx.config.maxRequestBytes);
+      limitBodySize(request, ctx.config.maxRequestBytes);
       checkQueryString(request.url);
     } catch (err) {
       return done(err as Error);
@@ -61,14 +61,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       done(err as Error, undefined);
     }
   });
-  await app.register(multipart, {
-    attachFieldsToBody: "keyValues",
-    limits: { fieldSize: ctx.config.maxRequestBytes, fileSize: ctx.config.maxRequestBytes, files: 5, fields: 100, parts: 105 },
-    // Files keep their name and type next to their bytes (POST /user_uploads needs them).
-    onFile: async (part) => {
-      (part as unknown as { value: unknown }).value = { filename: part.filename, contentType: part.mimetype || null, data: await part.toBuffer() };
-    },
-  });
+  // Read only for requests that carry one (readMultipartBody, called by the routes).
+  await registerMultipart(app, { fieldSize: ctx.config.maxRequestBytes, fileSize: ctx.config.maxRequestBytes, files: 5, fields: 100, parts: 105 });
   // Like upstream, bodies of other types (JSON included) are not parsed: their parameters are absent.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) =>

@@ -6,12 +6,12 @@
 import { GenerationalMap } from "./generational-map.js";
 
 export class ServerSettingsCache {
-  private readonly bodies = new GenerationalMap<string, { realmId: number; json: string }>(1000);
+  private readonly bodies = new GenerationalMap<string, { realmId: number; json: Buffer }>(1000);
 
-  /** The response's fields as JSON (without braces), from `render` on a miss. */
-  async fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Promise<string> {
+  /** The response's fields as UTF-8 JSON (without braces), from `render` on a miss. */
+  async fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Promise<Buffer> {
     const key = `${realmId}:${variant.incompatible}:${variant.push}`;
-    const entry = await this.bodies.getOrLoad(key, async () => ({ realmId, json: await render() }));
+    const entry = await this.bodies.getOrLoad(key, async () => ({ realmId, json: Buffer.from(await render()) }));
     return entry.json;
   }
 

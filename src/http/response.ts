@@ -18,6 +18,16 @@ export function serializedFields(json: string | Buffer[]): ViewResult {
   return { [SERIALIZED_FIELDS]: json };
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * Fields kept as bytes by a cache (replaced, never changed in place): the whole body is
+ * built once per buffer and sent as it is, so a request neither joins nor encodes text.
+ */
+export function cachedFields(json: Buffer): ViewResult {
+  return serializedFields([NO_BYTES, json]);
+}
+
 function ignoredParameters(req: ApiRequest): string[] {
   if (!req.usedFramework || req.params.size === 0) return [];
   return [...req.params.keys()].filter((k) => !req.usedParams.has(k) && !ALWAYS_ACCEPTED.has(k)).sort();
@@ -58,7 +68,11 @@ const LARGE_BODY = 64 * 1024;
 /** Large bodies built once from cached values (worth a gzip copy: see gzip-bodies.ts). */
 const largeCachedBodies = new WeakSet<Buffer>();
 
-/** The envelope around a cached key and value, built once per cached buffer (large lists are not copied per request). */
+/**
+ * The envelope around a cached key and value (two parts are always cached buffers, see
+ * cachedFields), built once per pair of buffers: large lists are not copied per request,
+ * and small answers are not encoded per request.
+ */
 function wrappedOnce(key: Buffer, value: Buffer): Buffer {
   let byValue = wrapped.get(key);
   if (!byValue) wrapped.set(key, (byValue = new WeakMap()));

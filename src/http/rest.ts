@@ -11,8 +11,10 @@ import { parseBasicAuth } from "./auth.js";
 import { authenticateRequest, hasSessionCookie, liveSession } from "./session-auth.js";
 import { sendApiError } from "./error-handler.js";
 import { bodyOverLimit, requestTooLarge } from "./body/size-limit.js";
+import { readMultipartBody } from "./body/multipart.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
+import { userAgentProduct } from "../lib/user-agent.js";
 import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
 import { sendJson, sendJsonText, successJson } from "./response.js";
 import type { Method, RouteDef } from "./route.js";
@@ -51,6 +53,7 @@ function registerPath(app: FastifyInstance, ctx: AppContext, url: string, path: 
     url,
     ...bodyLimitOptions(defs),
     handler: async (request, reply) => {
+      if (request.isMultipart()) await readMultipartBody(request);
       // The body was cut at the limit: its parameters are incomplete.
       if (bodyOverLimit(request)) throw requestTooLarge();
       const method = request.method === "HEAD" ? "GET" : request.method;
@@ -164,8 +167,8 @@ function collectParams(raw: FastifyRequest): Map<string, string> {
 }
 
 function clientFromUserAgent(ua: string | undefined): string {
-  const product = ua?.split(/[/ ]/)[0];
-  return product && /^[\w.-]{1,30}$/.test(product) ? product : "API";
+  const product = userAgentProduct(ua);
+  return /^[\w.-]{1,30}$/.test(product) ? product : "API";
 }
 
 export { sendApiError };

@@ -4,6 +4,7 @@
  * account through doAcceptInvite, starts a browser session and sends the browser to the
  * web app at /.
  */
+import { readMultipartBody } from "./body/multipart.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
@@ -50,6 +51,7 @@ export function registerSignupPages(app: FastifyInstance, ctx: AppContext): void
       return sendHtml(reply, 200, form(found.realm, found.invite, formCsrfToken(ctx, request, reply), {}, null));
     });
     app.post(url, async (request, reply) => {
+      if (request.isMultipart()) await readMultipartBody(request);
       const found = await load(ctx, request);
       if (!found) return notUsable(reply);
       // The post signs the browser in: a forged one must not sign a victim into someone else's account.

@@ -1,4 +1,4 @@
-/** The files of a multipart body: the app's multipart hook (src/app.ts) keeps each as an UploadedFile. */
+/** The files of a multipart body: readMultipartBody (body/multipart.ts) keeps each as an UploadedFile. */
 import type { UploadedFile } from "../lib/uploads.js";
 
 export function uploadedFiles(body: unknown): UploadedFile[] {

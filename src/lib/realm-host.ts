@@ -2,8 +2,18 @@
  * Realm resolution from the Host header: `{subdomain}.{externalHost}` names a realm;
  * any other host (the bare external host, 127.0.0.1:PORT, …) is the default realm ("").
  */
+let last = { host: "", externalHost: "", subdomain: "" };
+
 export function subdomainFromHost(host: string | undefined, externalHost: string): string {
   if (!host) return "";
+  // Every request asks, almost always with the host of the one before (a pure function).
+  if (host === last.host && externalHost === last.externalHost) return last.subdomain;
+  const subdomain = subdomainOf(host, externalHost);
+  last = { host, externalHost, subdomain };
+  return subdomain;
+}
+
+function subdomainOf(host: string, externalHost: string): string {
   const h = host.toLowerCase();
   const base = externalHost.toLowerCase();
   if (h.endsWith(`.${base}`)) return h.slice(0, -(base.length + 1));

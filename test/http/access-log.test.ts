@@ -14,7 +14,11 @@ import { listenLocally } from "../support/raw-http.js";
 import { OWNER_PASSWORD, seedRealm, type SeededRealm } from "../support/realm.js";
 import { TestBrowser } from "../support/browser.js";
 import { EXTERNAL_HOST } from "../support/server.js";
+import { ACCESS_LOG_DELAY_MS } from "../../src/http/access-log.js";
 import type { FastifyInstance } from "fastify";
+
+/** Lines go to the destination in blocks, at the latest ACCESS_LOG_DELAY_MS after a block's first line. */
+const linesHandedOver = () => new Promise((resolve) => setTimeout(resolve, ACCESS_LOG_DELAY_MS + 10));
 
 let testDb: TestDb;
 let app: FastifyInstance;
@@ -43,8 +47,7 @@ it("writes one line per request: method, path without the query string, status, 
   const res = await app.inject({ method: "GET", url: `/api/v1/users/me?secret=${realm.member.api_key}`, headers: { host: realm.host, authorization: basicAuth(realm.member) } });
   expect(res.statusCode).toBe(200);
   await app.inject({ method: "GET", url: "/api/v1/no/such/path?x=1", headers: { host: realm.host } });
-  // Lines are written once per turn of the event loop.
-  await new Promise((resolve) => setImmediate(resolve));
+  await linesHandedOver();
   const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(logged.map(({ method, path, statusCode, msg }) => ({ method, path, statusCode, msg }))).toEqual([
     { method: "GET", path: "/api/v1/users/me", statusCode: 200, msg: "request" },
@@ -90,7 +93,7 @@ it("writes valid JSON lines in pino's shape whatever the path holds", async () =
   });
   expect(status).toBe("HTTP/1.1 404 Not Found");
   await app.inject({ method: "PATCH", url: "/api/v1/users/me/%22x%22", headers: { host: realm.host } });
-  await new Promise((resolve) => setImmediate(resolve));
+  await linesHandedOver();
   const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(logged.map((l) => [l.method, l.path, l.statusCode])).toEqual([
     ["GET", '/api/v1/a"b|c{d}\\e', 404],

@@ -4,6 +4,7 @@
  * server log (production logger settings, level trace) never contains an API key, a
  * password or the Authorization header.
  */
+import { ACCESS_LOG_DELAY_MS } from "../../src/http/access-log.js";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/app.js";
@@ -165,8 +166,14 @@ describe("the server log carries no credentials", () => {
     const sessionSecrets = await allCredentials(s.db);
     await browser.request("POST", "/accounts/logout/", { headers: { "x-csrftoken": csrfToken } });
 
+    // The access log hands its lines over in blocks, at the latest this long after a block's first line.
+    await new Promise((resolve) => setTimeout(resolve, ACCESS_LOG_DELAY_MS + 10));
     const log = logLines.join("");
     if (process.env.LOG_DEBUG) console.log(log);
+    // The access lines of these requests are part of what is checked.
+    expect(log).toContain('"method":"GET","path":"/api/v1/users/me","statusCode":200');
+    expect(log).toContain('"method":"POST","path":"/api/v1/fetch_api_key","statusCode":200');
+    expect(log).toContain('"method":"POST","path":"/accounts/logout/"');
     for (const secret of [sessionToken, csrfToken, ...sessionSecrets.map((c) => c.secret)]) {
       const at = log.indexOf(secret);
       expect(at, `log contains a session secret: …${log.slice(Math.max(0, at - 200), at + 50)}`).toBe(-1);

@@ -24,11 +24,16 @@ export function bodyOverLimit(request: FastifyRequest): boolean {
   return (request as Marked)[overLimit] === true;
 }
 
-/** Refuses a declared length over `limit` at once, and caps the bytes actually received. */
-export function limitBodySize(request: FastifyRequest, limit: number): void {
+/**
+ * Refuses a declared length over the route's limit (`defaultLimit` unless the route sets
+ * its own) at once, and caps the bytes actually received.
+ */
+export function limitBodySize(request: FastifyRequest, defaultLimit: number): void {
   const length = request.headers["content-length"];
   // Neither a length nor chunked transfer: the request has no body to count (most GETs).
   if (length === undefined && request.headers["transfer-encoding"] === undefined) return;
+  // Read only here: Fastify builds the route's options object on each access.
+  const limit = request.routeOptions.bodyLimit ?? defaultLimit;
   if (Number(length ?? 0) > limit) throw requestTooLarge();
   const raw = request.raw as IncomingMessage;
   const push = raw.push.bind(raw);

@@ -8,16 +8,16 @@ import { defaultRealmIconUrl } from "../../lib/avatar.js";
 import { renderMarkdownValue } from "../../lib/custom-profile-fields.js";
 import { CHAT_FEATURE_LEVEL, CHAT_MERGE_BASE, CHAT_VERSION } from "../../lib/server-version.js";
 import { realmUrl } from "../../lib/realm-host.js";
+import { userAgentProduct } from "../../lib/user-agent.js";
 import type { ApiRequest, ViewResult } from "../request.js";
 import { publicRoute } from "../route.js";
-import { serializedFields } from "../response.js";
+import { cachedFields } from "../response.js";
 
 /** Client products (User-Agent product names) this server refuses to work with. */
 const INCOMPATIBLE_CLIENTS = new Set(["ParleyInvalid"]);
 
 function isIncompatible(userAgent: string | undefined): boolean {
-  const product = userAgent?.split(/[/ ]/)[0] ?? "";
-  return INCOMPATIBLE_CLIENTS.has(product);
+  return INCOMPATIBLE_CLIENTS.has(userAgentProduct(userAgent));
 }
 
 /**
@@ -63,7 +63,7 @@ async function getServerSettings(req: ApiRequest): Promise<ViewResult> {
     const fields = JSON.stringify(await realmServerSettings(req));
     return fields.slice(1, -1);
   });
-  return serializedFields(json);
+  return cachedFields(json);
 }
 
 async function realmServerSettings(req: ApiRequest): Promise<ViewResult> {

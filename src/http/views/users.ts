@@ -61,29 +61,41 @@ const recordParams = () => ({
 async function getOwnUser(req: AuthedRequest): Promise<ViewResult> {
   const user = req.user;
   const profiles = user.is_bot ? undefined : await req.ctx.caches.ownProfiles.get(req.realm.id, user.id, () => loadOwnProfileData(req.ctx.db, req.realm.id, user.id));
-  const members = ownRecordMembers(user, profiles, hostOf(req));
+  const record = ownRecord(user, profiles, () => hostOf(req));
   const maxMessageId = await req.ctx.caches.maxMessageIds.get(req.realm.id, user.id, () => maxMessageIdForUser(req.ctx.db, req.realm.id, user.id));
-  return serializedFields(`${members},"max_message_id":${maxMessageId}`);
+  if (record.maxMessageId !== maxMessageId) {
+    record.maxMessageId = maxMessageId;
+    record.maxMessageIdJson = Buffer.from(`,"max_message_id":${maxMessageId}`);
+  }
+  // Both parts stay the same buffers while nothing changes: the body is built once for them.
+  return serializedFields([record.members, record.maxMessageIdJson]);
 }
 
 /**
- * The caller's own record as JSON members (no braces), built once per user row and profile
- * values. Both come from caches that replace an object when its row changes and never
- * change one in place, so the object pair is the cache key: nothing to flush here.
+ * The caller's own record as UTF-8 JSON members (no braces), built once per user row and
+ * profile values, with the last max_message_id sent for it. Both come from caches that
+ * replace an object when its row changes and never change one in place, so the object
+ * pair is the cache key: nothing to flush here.
  */
-const ownRecords = new WeakMap<UserCard, WeakMap<ProfileData, string>>();
+interface OwnRecord {
+  members: Buffer;
+  maxMessageId: number | null;
+  maxMessageIdJson: Buffer;
+}
+const ownRecords = new WeakMap<UserCard, WeakMap<ProfileData, OwnRecord>>();
 const NO_PROFILE: ProfileData = Object.freeze({});
 
-function ownRecordMembers(user: UserCard, profiles: ProfileData | undefined, host: string): string {
+function ownRecord(user: UserCard, profiles: ProfileData | undefined, host: () => string): OwnRecord {
   let byProfile = ownRecords.get(user);
   if (!byProfile) ownRecords.set(user, (byProfile = new WeakMap()));
   const key = profiles ?? NO_PROFILE;
-  let members = byProfile.get(key);
-  if (members === undefined) {
-    const record = toApiUser(user, { requester: user, realmHost: host, clientHashAvatar: false, profileData: profiles, shape: "own" });
-    byProfile.set(key, (members = JSON.stringify(record).slice(1, -1)));
+  let record = byProfile.get(key);
+  if (record === undefined) {
+    const members = toApiUser(user, { requester: user, realmHost: host(), clientHashAvatar: false, profileData: profiles, shape: "own" });
+    record = { members: Buffer.from(JSON.stringify(members).slice(1, -1)), maxMessageId: null, maxMessageIdJson: Buffer.alloc(0) };
+    byProfile.set(key, record);
   }
-  return members;
+  return record;
 }
 
 /** GET /api/v1/users */
