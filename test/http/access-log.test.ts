@@ -67,7 +67,7 @@ it("logs no password, session token or CSRF token of a browser sign-in and its r
   const csrf = b.cookies.get("csrftoken")!;
   expect((await b.api("POST", "/users/me/status", { status_text: "logged?" })).statusCode).toBe(200);
   expect((await b.request("POST", "/accounts/logout/", { headers: { "x-csrftoken": b.cookies.get("csrftoken")! } })).statusCode).toBe(303);
-  await new Promise((resolve) => setImmediate(resolve));
+  await linesHandedOver();
   const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(logged.map(({ method, path, statusCode }) => `${String(method)} ${String(path)} ${String(statusCode)}`)).toEqual([
     "GET /login/ 200",
