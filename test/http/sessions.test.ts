@@ -11,6 +11,8 @@ import { expectError, expectSuccess } from "../support/client.js";
 import { OWNER_PASSWORD } from "../support/realm.js";
 import { formToken, setCookies, TestBrowser } from "../support/browser.js";
 import { postFiles } from "../support/multipart.js";
+import { ManualClock } from "../../src/jobs/clock.js";
+import { SessionSweepJob } from "../../src/jobs/session-sweep.js";
 
 const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
 const MEMBER_PASSWORD = "a member's long passphrase";
@@ -405,5 +407,30 @@ describe("/user_uploads with the session cookie", () => {
     const owner = await signedIn(s.realm.owner.delivery_email, OWNER_PASSWORD);
     expect((await owner.request("GET", url)).statusCode).toBe(403);
     expect((await browser().request("GET", url)).statusCode).toBe(401);
+  });
+});
+
+describe("the expired-session sweep", () => {
+  it("deletes expired sessions at start and every hour after, and nothing else", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    const hashOf = (x: TestBrowser) => sessionTokenHash(x.cookies.get("sessionid")!);
+    const exists = async (x: TestBrowser) => (await s.db.selectFrom("sessions").select("id").where("token_hash", "=", hashOf(x)).execute()).length === 1;
+    const start = Math.floor(Date.now() / 1000);
+    const clock = new ManualClock(start * 1000);
+    const sweeper = { ...s.ctx, now: () => clock.now() };
+    await s.db.updateTable("sessions").set({ expires_at: start - 1 }).where("token_hash", "=", hashOf(a)).execute();
+    await s.db.updateTable("sessions").set({ expires_at: start + 1800 }).where("token_hash", "=", hashOf(b)).execute();
+    const job = new SessionSweepJob(sweeper, clock);
+    try {
+      await job.start();
+      expect(await exists(a)).toBe(false);
+      expect(await exists(b)).toBe(true);
+      clock.advance(3600 * 1000);
+      await job.idle();
+      expect(await exists(b)).toBe(false);
+    } finally {
+      await job.stop();
+    }
   });
 });
