@@ -179,6 +179,12 @@ describe("POST /accounts/login/", () => {
       const b = new TestBrowser(proxied.app, proxied.realm.host);
       const page = await b.request("GET", "/login/", { headers: { "x-forwarded-proto": "https" } });
       expect(setCookies(page)[0]).toMatch(/; Secure$/);
+      // Known to be HTTPS: a plain-http Origin of the same host is another origin.
+      const downgraded = await b.request("POST", "/accounts/login/", {
+        form: { csrfmiddlewaretoken: formToken(page.body), username: proxied.realm.owner.delivery_email, password: OWNER_PASSWORD },
+        headers: { "x-forwarded-proto": "https", origin: `http://${proxied.realm.host}` },
+      });
+      expect(downgraded.statusCode).toBe(403);
       const res = await b.request("POST", "/accounts/login/", {
         form: { csrfmiddlewaretoken: formToken(page.body), username: proxied.realm.owner.delivery_email, password: OWNER_PASSWORD },
         headers: { "x-forwarded-proto": "https", origin: `https://${proxied.realm.host}` },
@@ -230,6 +236,20 @@ describe("session authentication", () => {
       headers: { "x-csrftoken": b.cookies.get("csrftoken")!, origin: "http://evil.example" },
     });
     expectError(res, "CSRF error: Origin checking failed - http://evil.example does not match any trusted origins.", { status: 403, code: "CSRF_FAILED" });
+  });
+
+  it("accepts this host's own Origin, over http or (behind an untrusted proxy) https, and no other", async () => {
+    const b = await signedIn();
+    const post = (origin: string, proto?: string) =>
+      b.request("POST", "/json/users/me/status", {
+        form: { status_text: "origin" },
+        headers: { "x-csrftoken": b.cookies.get("csrftoken")!, origin, ...(proto ? { "x-forwarded-proto": proto } : {}) },
+      });
+    expectSuccess(await post(`http://${s.realm.host}`));
+    expectSuccess(await post(`https://${s.realm.host}`));
+    for (const origin of [`http://${s.other.host}`, `http://${s.realm.host}.evil.example`, "null", `http://evil.example/${s.realm.host}`]) {
+      expectError(await post(origin), `CSRF error: Origin checking failed - ${origin} does not match any trusted origins.`, { status: 403, code: "CSRF_FAILED" });
+    }
   });
 
   it("leaves Basic authentication alone: no CSRF needed, Basic wins over a cookie", async () => {
