@@ -91,12 +91,18 @@ function checkCsrf(ctx: AppContext, request: FastifyRequest, secret: string): vo
   if (problem !== null) throw csrfFailure(problem);
 }
 
-/** Django's origin check: a sent Origin must be this server's own scheme and host. */
+/**
+ * Django's origin check: a sent Origin must be this server's host. Over a request known to
+ * be HTTPS only https:// matches; otherwise https:// is accepted too, because behind a
+ * TLS proxy without PARLEY_TRUST_PROXY the server cannot tell (and would refuse every
+ * browser write).
+ */
 export function crossOrigin(ctx: AppContext, request: FastifyRequest): string | null {
   const origin = request.headers.origin;
   if (origin === undefined) return null;
-  const own = `${isHttpsRequest(request, ctx.config) ? "https" : "http"}://${request.headers.host ?? ""}`;
-  if (origin.toLowerCase() === own.toLowerCase()) return null;
+  const host = (request.headers.host ?? "").toLowerCase();
+  const schemes = isHttpsRequest(request, ctx.config) ? ["https"] : ["http", "https"];
+  if (schemes.some((scheme) => origin.toLowerCase() === `${scheme}://${host}`)) return null;
   return `Origin checking failed - ${origin} does not match any trusted origins.`;
 }
 

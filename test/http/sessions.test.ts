@@ -11,6 +11,8 @@ import { expectError, expectSuccess } from "../support/client.js";
 import { OWNER_PASSWORD } from "../support/realm.js";
 import { formToken, setCookies, TestBrowser } from "../support/browser.js";
 import { postFiles } from "../support/multipart.js";
+import { ManualClock } from "../../src/jobs/clock.js";
+import { SessionSweepJob } from "../../src/jobs/session-sweep.js";
 
 const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
 const MEMBER_PASSWORD = "a member's long passphrase";
@@ -177,6 +179,12 @@ describe("POST /accounts/login/", () => {
       const b = new TestBrowser(proxied.app, proxied.realm.host);
       const page = await b.request("GET", "/login/", { headers: { "x-forwarded-proto": "https" } });
       expect(setCookies(page)[0]).toMatch(/; Secure$/);
+      // Known to be HTTPS: a plain-http Origin of the same host is another origin.
+      const downgraded = await b.request("POST", "/accounts/login/", {
+        form: { csrfmiddlewaretoken: formToken(page.body), username: proxied.realm.owner.delivery_email, password: OWNER_PASSWORD },
+        headers: { "x-forwarded-proto": "https", origin: `http://${proxied.realm.host}` },
+      });
+      expect(downgraded.statusCode).toBe(403);
       const res = await b.request("POST", "/accounts/login/", {
         form: { csrfmiddlewaretoken: formToken(page.body), username: proxied.realm.owner.delivery_email, password: OWNER_PASSWORD },
         headers: { "x-forwarded-proto": "https", origin: `https://${proxied.realm.host}` },
@@ -228,6 +236,20 @@ describe("session authentication", () => {
       headers: { "x-csrftoken": b.cookies.get("csrftoken")!, origin: "http://evil.example" },
     });
     expectError(res, "CSRF error: Origin checking failed - http://evil.example does not match any trusted origins.", { status: 403, code: "CSRF_FAILED" });
+  });
+
+  it("accepts this host's own Origin, over http or (behind an untrusted proxy) https, and no other", async () => {
+    const b = await signedIn();
+    const post = (origin: string, proto?: string) =>
+      b.request("POST", "/json/users/me/status", {
+        form: { status_text: "origin" },
+        headers: { "x-csrftoken": b.cookies.get("csrftoken")!, origin, ...(proto ? { "x-forwarded-proto": proto } : {}) },
+      });
+    expectSuccess(await post(`http://${s.realm.host}`));
+    expectSuccess(await post(`https://${s.realm.host}`));
+    for (const origin of [`http://${s.other.host}`, `http://${s.realm.host}.evil.example`, "null", `http://evil.example/${s.realm.host}`]) {
+      expectError(await post(origin), `CSRF error: Origin checking failed - ${origin} does not match any trusted origins.`, { status: 403, code: "CSRF_FAILED" });
+    }
   });
 
   it("leaves Basic authentication alone: no CSRF needed, Basic wins over a cookie", async () => {
@@ -405,5 +427,30 @@ describe("/user_uploads with the session cookie", () => {
     const owner = await signedIn(s.realm.owner.delivery_email, OWNER_PASSWORD);
     expect((await owner.request("GET", url)).statusCode).toBe(403);
     expect((await browser().request("GET", url)).statusCode).toBe(401);
+  });
+});
+
+describe("the expired-session sweep", () => {
+  it("deletes expired sessions at start and every hour after, and nothing else", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    const hashOf = (x: TestBrowser) => sessionTokenHash(x.cookies.get("sessionid")!);
+    const exists = async (x: TestBrowser) => (await s.db.selectFrom("sessions").select("id").where("token_hash", "=", hashOf(x)).execute()).length === 1;
+    const start = Math.floor(Date.now() / 1000);
+    const clock = new ManualClock(start * 1000);
+    const sweeper = { ...s.ctx, now: () => clock.now() };
+    await s.db.updateTable("sessions").set({ expires_at: start - 1 }).where("token_hash", "=", hashOf(a)).execute();
+    await s.db.updateTable("sessions").set({ expires_at: start + 1800 }).where("token_hash", "=", hashOf(b)).execute();
+    const job = new SessionSweepJob(sweeper, clock);
+    try {
+      await job.start();
+      expect(await exists(a)).toBe(false);
+      expect(await exists(b)).toBe(true);
+      clock.advance(3600 * 1000);
+      await job.idle();
+      expect(await exists(b)).toBe(false);
+    } finally {
+      await job.stop();
+    }
   });
 });
