@@ -317,6 +317,26 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await signInToApp(bo.page, { ...world.bo, password: "a-brand-new-pass-phrase" });
   });
 
+  it("signs a new person up through a reusable invitation link, straight into the app", async () => {
+    const { invite_link } = await apiAs(world, world.ada, "POST", "/invites/multiuse", { invite_expires_in_minutes: "60", stream_ids: "[]", include_realm_default_subscriptions: "true" });
+    const cy = await openBrowser(world);
+    try {
+      await cy.page.goto(new URL(invite_link as string).pathname);
+      await cy.page.getByLabel("Email").fill("cy@acme.test");
+      await cy.page.getByLabel("Full name").fill("Cy Newcomer");
+      await cy.page.getByLabel("Password").fill("cy-pass-phrase-1");
+      await cy.page.getByRole("button", { name: "Create account" }).click();
+      await cy.page.waitForURL((u) => u.pathname === "/");
+      await cy.page.getByRole("navigation", { name: "Channels and conversations" }).waitFor();
+      await send(cy.page, "Hello, I just joined");
+      await sidebarLink(ada.page, /^# general/).click();
+      await message(ada.page, "Hello, I just joined").waitFor();
+      expect(cy.errors).toEqual([]);
+    } finally {
+      await cy.context.close();
+    }
+  });
+
   it("ran without script errors", () => {
     expect(ada.errors).toEqual([]);
     expect(bo.errors).toEqual([]);
