@@ -98,7 +98,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await mine.hover();
     await mine.getByRole("button", { name: "Edit" }).click();
     const editor = ada.page.getByRole("textbox", { name: "Edit message" });
-    await expect.poll(() => editor.inputValue()).toBe("A message with a tpyo");
+    await expect.poll(() => editor.inputValue(), { timeout: 15_000 }).toBe("A message with a tpyo");
     await editor.fill("A message without a typo");
     await ada.page.getByRole("button", { name: "Save" }).click();
     await message(bo.page, "A message without a typo").getByText("(edited)").waitFor();
@@ -147,7 +147,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await send(ada.page, "Through a flaky network");
     await message(bo.page, "Through a flaky network").waitFor();
     await send(ada.page, "And the next one");
-    await message(bo.page, "And the next one").waitFor({ timeout: 20_000 });
+    await message(bo.page, "And the next one").waitFor({ timeout: 30_000 });
     expect(failures).toBeGreaterThanOrEqual(2);
     await bo.page.unroute("**/json/events?*");
   });
@@ -207,7 +207,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     const dialog = p.getByRole("dialog", { name: "Settings" });
     await dialog.waitFor();
     // The dialog moves focus to its first field once it has opened.
-    await expect.poll(() => dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement), { timeout: 15_000 }).toBe(true);
     await p.keyboard.press("Shift+Tab");
     expect(await focused()).toEqual(["", "Close"]);
     await p.keyboard.press("Tab");
@@ -274,7 +274,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await composeBox(ada.page).fill("An unfinished thought");
     await ada.page.getByText("Draft saved").waitFor();
     await ada.page.reload();
-    await expect.poll(() => composeBox(ada.page).inputValue()).toBe("An unfinished thought");
+    await expect.poll(() => composeBox(ada.page).inputValue(), { timeout: 15_000 }).toBe("An unfinished thought");
     // Sending it removes the draft: after another reload the box is empty.
     await composeBox(ada.page).press("Enter");
     await message(ada.page, "An unfinished thought").waitFor();
