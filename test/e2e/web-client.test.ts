@@ -64,7 +64,15 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await seen.getByRole("button", { name: "Add reaction" }).click();
     await bo.page.getByRole("dialog", { name: "Add a reaction" }).getByRole("button", { name: "tada", exact: true }).click();
     await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada: 1, Bo Member/ }).waitFor();
-    await seen.getByRole("button", { name: /^tada: 1/ }).waitFor();
+    // Bo's own reaction is pressed; pressing it again takes it back, for Ada too.
+    const chip = seen.getByRole("button", { name: /^tada: 1/ });
+    expect(await chip.getAttribute("aria-pressed")).toBe("true");
+    await chip.click();
+    await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada/ }).waitFor({ state: "detached" });
+    await seen.hover();
+    await seen.getByRole("button", { name: "Add reaction" }).click();
+    await bo.page.getByRole("dialog", { name: "Add a reaction" }).getByRole("button", { name: "tada", exact: true }).click();
+    await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada: 1, Bo Member/ }).waitFor();
   });
 
   it("picks emoji from the server's emoji data by search, and Escape closes the picker", async () => {
@@ -122,6 +130,10 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await message(bo.page, "Just between us").waitFor();
     // Viewed: marked read, so the count goes.
     await link.getByLabel("1 unread").waitFor({ state: "detached" });
+    // Typing in a conversation shows there, the other way round this time.
+    await composeBox(ada.page).pressSequentially("Also");
+    await bo.page.getByText("Ada Boss is typing…").waitFor();
+    await composeBox(ada.page).fill("");
   });
 
   it("registers a new event queue when the server has dropped the old one", async () => {
