@@ -17,6 +17,7 @@ import { InMemoryRateLimiter } from "./http/rate-limit.js";
 import { QueueManager } from "./events/queues.js";
 import { systemClock } from "./jobs/clock.js";
 import { DeliveryJob } from "./jobs/scheduled-delivery.js";
+import { SessionSweepJob } from "./jobs/session-sweep.js";
 import { realmUrl } from "./lib/realm-host.js";
 import { acquireServerLock, type ServerLock } from "./server-lock.js";
 import { Cluster } from "./cluster/index.js";
@@ -125,10 +126,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     joined?.attach(ctx);
     app = await buildApp(ctx, { logger: { ...loggerOptions(config.logLevel), stream: asyncStdout() } });
     const delivery = new DeliveryJob(ctx, systemClock);
+    const sessionSweep = new SessionSweepJob(ctx, systemClock);
     const flushListener = await listenForCacheFlushes(ctx, app);
     ctx.now = () => systemClock.now();
     app.addHook("onClose", async () => {
       await delivery.stop();
+      await sessionSweep.stop();
       await flushListener?.stop();
       await cluster?.stop();
       await ctx.db.destroy();
@@ -142,6 +145,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     }
     // Everything that came due while the server was down is delivered now, then on time.
     void delivery.start();
+    void sessionSweep.start();
     return { app, ctx, shutdown: (reason) => shutdown(app!, ctx, lock, reason) };
   } catch (err) {
     await app?.close().catch(() => undefined);

@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import { nowSeconds, type AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { deleteExpiredUserSessions, deleteSessionByHash, deleteUserSessions, insertSession } from "../db/queries/sessions.js";
+import { deleteSessionByHash, deleteUserSessions, insertSession } from "../db/queries/sessions.js";
 import { newCsrfSecret } from "../lib/csrf.js";
 import { generateApiKey } from "../lib/secrets.js";
 
@@ -29,8 +29,6 @@ export async function doStartSession(ctx: AppContext, realm: Realm, user: User):
   const csrfSecret = newCsrfSecret();
   const now = nowSeconds(ctx);
   const maxAgeSeconds = ctx.config.sessionAgeSeconds;
-  // The user's expired sessions go when a new one starts, so rows do not pile up.
-  await deleteExpiredUserSessions(ctx.db, realm.id, user.id, now);
   await insertSession(ctx.db, {
     realm_id: realm.id,
     user_id: user.id,

@@ -14,12 +14,11 @@ import { maskCsrfSecret } from "../lib/csrf.js";
 import { escapeAttr, escapeText } from "../lib/markdown/escape.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { isValidEmail } from "../lib/user-validation.js";
-import { checkAccount } from "./auth.js";
 import { clearSessionCookies, isHttpsRequest, readCookie, SESSION_COOKIE, setSessionCookies } from "./cookies.js";
 import { csrfRefused, formCsrfProblem, formCsrfToken } from "./form-csrf.js";
 import { formField, htmlPage, sendHtml } from "./html-pages.js";
 import { checkPasswordLogin } from "./password-login.js";
-import { liveSession } from "./session-auth.js";
+import { liveSession, signedInSession } from "./session-auth.js";
 
 /** Django's form message (the field's name is "email"). */
 export const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
@@ -59,19 +58,6 @@ const noRealm = (reply: FastifyReply) =>
 async function realmOf(ctx: AppContext, request: FastifyRequest): Promise<Realm | undefined> {
   ctx.caches.checkExternalWrites();
   return ctx.caches.realms.findBySubdomain(ctx.db, subdomainFromHost(request.headers.host, ctx.config.externalHost));
-}
-
-/** The signed-in caller's session, when it is live and its account may use this host. */
-async function signedInSession(ctx: AppContext, request: FastifyRequest) {
-  const entry = await liveSession(ctx, request);
-  if (!entry) return undefined;
-  try {
-    checkAccount(entry, subdomainFromHost(request.headers.host, ctx.config.externalHost));
-    return entry;
-  } catch (err) {
-    if (err instanceof ApiError) return undefined;
-    throw err;
-  }
 }
 
 /** Renders the form with a fresh mask of the visitor's CSRF secret. */

@@ -13,6 +13,7 @@ import { touchSession } from "../db/queries/sessions.js";
 import { ApiError } from "../errors.js";
 import { sessionTokenHash } from "../actions/sessions.js";
 import { csrfTokenProblem } from "../lib/csrf.js";
+import { subdomainFromHost } from "../lib/realm-host.js";
 import { authenticate, checkAccount, notLoggedIn, requireCredentials } from "./auth.js";
 import { isHttpsRequest, readCookie, SESSION_COOKIE } from "./cookies.js";
 
@@ -59,6 +60,22 @@ export async function authenticateRequest(ctx: AppContext, request: FastifyReque
   if (!SAFE_METHODS.has(request.method)) checkCsrf(ctx, request, entry.session.csrf_secret);
   await noteSeen(ctx, entry);
   return entry;
+}
+
+/**
+ * The browser's session when it is live and its account may use this host (the web app's
+ * pages: signed in, or off to /login/); undefined otherwise, never an error.
+ */
+export async function signedInSession(ctx: AppContext, request: FastifyRequest): Promise<SessionEntry | undefined> {
+  const entry = await liveSession(ctx, request);
+  if (!entry) return undefined;
+  try {
+    checkAccount(entry, subdomainFromHost(request.headers.host, ctx.config.externalHost));
+    return entry;
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
 }
 
 /** Whether the request carries a session cookie at all (routes open to spectators then try it). */

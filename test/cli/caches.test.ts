@@ -86,4 +86,27 @@ describe(`CLI writes next to a running server (${process.env.TEST_DATABASE_URL ?
     await cli("reactivate-user", "--email", member.email);
     expect((await me()).status).toBe(200);
   });
+
+  it("a password reset ends the user's browser sessions on the next request", async () => {
+    const reset = await runCli(["reset-password", "--email", member.email, "--json"], env);
+    expect(reset.code, reset.stderr).toBe(0);
+    const { password } = JSON.parse(reset.stdout) as { password: string };
+    const base = `http://127.0.0.1:${port}`;
+    const page = await fetch(`${base}/login/`);
+    const csrfCookie = page.headers.getSetCookie().map((h) => h.split(";")[0]).find((h) => h.startsWith("csrftoken="))!;
+    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(await page.text())![1];
+    const login = await fetch(`${base}/accounts/login/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+      body: new URLSearchParams({ username: member.email, password, csrfmiddlewaretoken: token }).toString(),
+    });
+    expect(login.status).toBe(303);
+    const cookie = login.headers.getSetCookie().map((h) => h.split(";")[0]).join("; ");
+    const bySession = () => fetch(`${base}/json/users/me`, { headers: { cookie } });
+    expect((await bySession()).status).toBe(200);
+    await cli("reset-password", "--email", member.email, "--json");
+    const refused = await bySession();
+    expect([refused.status, ((await refused.json()) as { msg: string }).msg]).toEqual([401, "Not logged in: API authentication or user session required"]);
+  });
 });

@@ -11,6 +11,8 @@ import { expectError, expectSuccess } from "../support/client.js";
 import { OWNER_PASSWORD } from "../support/realm.js";
 import { formToken, setCookies, TestBrowser } from "../support/browser.js";
 import { postFiles } from "../support/multipart.js";
+import { ManualClock } from "../../src/jobs/clock.js";
+import { SessionSweepJob } from "../../src/jobs/session-sweep.js";
 
 const INVALID_LOGIN = "Please enter a correct email and password. Note that both fields may be case-sensitive.";
 const MEMBER_PASSWORD = "a member's long passphrase";
@@ -150,6 +152,25 @@ describe("POST /accounts/login/", () => {
     expect(res.body).toContain(
       '<p role="alert">Your account leaving@example.com has been deactivated. Please contact your organization administrator to reactivate it.</p>',
     );
+  });
+
+  it("shares fetch_api_key's attempt limit, and says so in upstream's words", async () => {
+    const limited = await startTestServer({ loginAttemptsPer30Minutes: 2 });
+    try {
+      const b = new TestBrowser(limited.app, limited.realm.host);
+      const email = limited.realm.owner.delivery_email;
+      expect((await b.login(email, "wrong one")).body).toContain(INVALID_LOGIN);
+      expectError(await limited.api.post(null, "/fetch_api_key", { username: email, password: "wrong two" }), "Your username or password is incorrect", { status: 401, code: "AUTHENTICATION_FAILED" });
+      // Locked: even the right password waits.
+      const res = await b.login(email, OWNER_PASSWORD);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toMatch(
+        /<p role="alert">You're making too many attempts to sign in\. Try again in \d+ seconds or contact your organization administrator for help\.<\/p>/,
+      );
+      expect(b.cookies.has("sessionid")).toBe(false);
+    } finally {
+      await limited.close();
+    }
   });
 
   it("marks the cookies Secure over HTTPS only behind a trusted proxy", async () => {
@@ -386,5 +407,30 @@ describe("/user_uploads with the session cookie", () => {
     const owner = await signedIn(s.realm.owner.delivery_email, OWNER_PASSWORD);
     expect((await owner.request("GET", url)).statusCode).toBe(403);
     expect((await browser().request("GET", url)).statusCode).toBe(401);
+  });
+});
+
+describe("the expired-session sweep", () => {
+  it("deletes expired sessions at start and every hour after, and nothing else", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    const hashOf = (x: TestBrowser) => sessionTokenHash(x.cookies.get("sessionid")!);
+    const exists = async (x: TestBrowser) => (await s.db.selectFrom("sessions").select("id").where("token_hash", "=", hashOf(x)).execute()).length === 1;
+    const start = Math.floor(Date.now() / 1000);
+    const clock = new ManualClock(start * 1000);
+    const sweeper = { ...s.ctx, now: () => clock.now() };
+    await s.db.updateTable("sessions").set({ expires_at: start - 1 }).where("token_hash", "=", hashOf(a)).execute();
+    await s.db.updateTable("sessions").set({ expires_at: start + 1800 }).where("token_hash", "=", hashOf(b)).execute();
+    const job = new SessionSweepJob(sweeper, clock);
+    try {
+      await job.start();
+      expect(await exists(a)).toBe(false);
+      expect(await exists(b)).toBe(true);
+      clock.advance(3600 * 1000);
+      await job.idle();
+      expect(await exists(b)).toBe(false);
+    } finally {
+      await job.stop();
+    }
   });
 });

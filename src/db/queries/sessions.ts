@@ -25,6 +25,7 @@ export async function deleteUserSessions(db: Queryable, realmId: number, userId:
   await q.execute();
 }
 
-export async function deleteExpiredUserSessions(db: Queryable, realmId: number, userId: number, now: number): Promise<void> {
-  await db.deleteFrom("sessions").where("realm_id", "=", realmId).where("user_id", "=", userId).where("expires_at", "<=", now).execute();
+/** Every organization's expired sessions (the hourly sweep, src/jobs/session-sweep.ts). */
+export async function deleteExpiredSessions(db: Queryable, now: number): Promise<void> {
+  await db.deleteFrom("sessions").where("expires_at", "<=", now).execute();
 }
