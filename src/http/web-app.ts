@@ -8,12 +8,11 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError } from "../errors.js";
 import { sendApiError } from "./error-handler.js";
-import { authenticateRequest } from "./session-auth.js";
-import { subdomainFromHost } from "../lib/realm-host.js";
+import { signedInSession } from "./session-auth.js";
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 /** Scripts and styles only from this server; images also as data: and blob: (pasted previews); no frames, plugins or foreign forms. */
@@ -99,18 +98,6 @@ const NOT_BUILT = `<!doctype html>
 The API under <code>/api/v1</code> works without it.</p></main></body></html>
 `;
 
-/** Whether the request's session is live and its account may use this host (as the API will check). */
-async function signedIn(ctx: AppContext, req: FastifyRequest): Promise<boolean> {
-  if (req.headers.authorization !== undefined) return false; // the page runs on the session alone
-  try {
-    await authenticateRequest(ctx, req, subdomainFromHost(req.headers.host, ctx.config.externalHost));
-    return true;
-  } catch (err) {
-    if (err instanceof ApiError) return false;
-    throw err;
-  }
-}
-
 function pageHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header("content-security-policy", CONTENT_SECURITY_POLICY)
@@ -128,7 +115,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   app.get("/", async (req, reply) => {
     const web = current();
     if (!web) return pageHeaders(reply).code(503).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
-    if (!(await signedIn(ctx, req))) return reply.code(302).header("cache-control", "no-store").header("location", "/login/").send();
+    if (!(await signedInSession(ctx, req))) return reply.code(302).header("cache-control", "no-store").header("location", "/login/").send();
     pageHeaders(reply).header("cache-control", "no-cache").header("etag", web.etag).header("vary", "Cookie");
     if (req.headers["if-none-match"] === web.etag) return reply.code(304).send();
     return reply.code(200).header("content-type", "text/html; charset=utf-8").send(web.html);

@@ -122,7 +122,8 @@ export async function apiAs(world: E2eWorld, who: Person, method: string, path: 
 /** A fresh browser context (its own cookies) on the sign-in page. */
 export async function openBrowser(world: E2eWorld): Promise<Session> {
   const context = await world.browser.newContext({ baseURL: world.url, viewport: { width: 1200, height: 800 } });
-  context.setDefaultTimeout(10_000);
+  // Generous: the suite may run beside every other test file on a small machine.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));

@@ -64,7 +64,15 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await seen.getByRole("button", { name: "Add reaction" }).click();
     await bo.page.getByRole("dialog", { name: "Add a reaction" }).getByRole("button", { name: "tada", exact: true }).click();
     await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada: 1, Bo Member/ }).waitFor();
-    await seen.getByRole("button", { name: /^tada: 1/ }).waitFor();
+    // Bo's own reaction is pressed; pressing it again takes it back, for Ada too.
+    const chip = seen.getByRole("button", { name: /^tada: 1/ });
+    expect(await chip.getAttribute("aria-pressed")).toBe("true");
+    await chip.click();
+    await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada/ }).waitFor({ state: "detached" });
+    await seen.hover();
+    await seen.getByRole("button", { name: "Add reaction" }).click();
+    await bo.page.getByRole("dialog", { name: "Add a reaction" }).getByRole("button", { name: "tada", exact: true }).click();
+    await message(ada.page, "Hello Bo, welcome!").getByRole("button", { name: /^tada: 1, Bo Member/ }).waitFor();
   });
 
   it("picks emoji from the server's emoji data by search, and Escape closes the picker", async () => {
@@ -98,7 +106,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await mine.hover();
     await mine.getByRole("button", { name: "Edit" }).click();
     const editor = ada.page.getByRole("textbox", { name: "Edit message" });
-    await expect.poll(() => editor.inputValue()).toBe("A message with a tpyo");
+    await expect.poll(() => editor.inputValue(), { timeout: 15_000 }).toBe("A message with a tpyo");
     await editor.fill("A message without a typo");
     await ada.page.getByRole("button", { name: "Save" }).click();
     await message(bo.page, "A message without a typo").getByText("(edited)").waitFor();
@@ -122,6 +130,10 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await message(bo.page, "Just between us").waitFor();
     // Viewed: marked read, so the count goes.
     await link.getByLabel("1 unread").waitFor({ state: "detached" });
+    // Typing in a conversation shows there, the other way round this time.
+    await composeBox(ada.page).pressSequentially("Also");
+    await bo.page.getByText("Ada Boss is typing…").waitFor();
+    await composeBox(ada.page).fill("");
   });
 
   it("registers a new event queue when the server has dropped the old one", async () => {
@@ -147,7 +159,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await send(ada.page, "Through a flaky network");
     await message(bo.page, "Through a flaky network").waitFor();
     await send(ada.page, "And the next one");
-    await message(bo.page, "And the next one").waitFor({ timeout: 20_000 });
+    await message(bo.page, "And the next one").waitFor({ timeout: 30_000 });
     expect(failures).toBeGreaterThanOrEqual(2);
     await bo.page.unroute("**/json/events?*");
   });
@@ -207,7 +219,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     const dialog = p.getByRole("dialog", { name: "Settings" });
     await dialog.waitFor();
     // The dialog moves focus to its first field once it has opened.
-    await expect.poll(() => dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => dialog.getByLabel("Status text").evaluate((el) => el === document.activeElement), { timeout: 15_000 }).toBe(true);
     await p.keyboard.press("Shift+Tab");
     expect(await focused()).toEqual(["", "Close"]);
     await p.keyboard.press("Tab");
@@ -274,7 +286,7 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     await composeBox(ada.page).fill("An unfinished thought");
     await ada.page.getByText("Draft saved").waitFor();
     await ada.page.reload();
-    await expect.poll(() => composeBox(ada.page).inputValue()).toBe("An unfinished thought");
+    await expect.poll(() => composeBox(ada.page).inputValue(), { timeout: 15_000 }).toBe("An unfinished thought");
     // Sending it removes the draft: after another reload the box is empty.
     await composeBox(ada.page).press("Enter");
     await message(ada.page, "An unfinished thought").waitFor();
@@ -315,6 +327,26 @@ describe.skipIf(E2E_SKIPPED)("web client", () => {
     // The app is not reachable any more without signing in again.
     await bo.page.goto("/");
     await signInToApp(bo.page, { ...world.bo, password: "a-brand-new-pass-phrase" });
+  });
+
+  it("signs a new person up through a reusable invitation link, straight into the app", async () => {
+    const { invite_link } = await apiAs(world, world.ada, "POST", "/invites/multiuse", { invite_expires_in_minutes: "60", stream_ids: "[]", include_realm_default_subscriptions: "true" });
+    const cy = await openBrowser(world);
+    try {
+      await cy.page.goto(new URL(invite_link as string).pathname);
+      await cy.page.getByLabel("Email").fill("cy@acme.test");
+      await cy.page.getByLabel("Full name").fill("Cy Newcomer");
+      await cy.page.getByLabel("Password").fill("cy-pass-phrase-1");
+      await cy.page.getByRole("button", { name: "Create account" }).click();
+      await cy.page.waitForURL((u) => u.pathname === "/");
+      await cy.page.getByRole("navigation", { name: "Channels and conversations" }).waitFor();
+      await send(cy.page, "Hello, I just joined");
+      await sidebarLink(ada.page, /^# general/).click();
+      await message(ada.page, "Hello, I just joined").waitFor();
+      expect(cy.errors).toEqual([]);
+    } finally {
+      await cy.context.close();
+    }
   });
 
   it("ran without script errors", () => {

@@ -186,3 +186,17 @@ describe("narrow keys", () => {
     expect(parseNarrowKey("topic/1/%E0%A4%A")).toBeUndefined();
   });
 });
+
+describe("moved messages", () => {
+  it("drop the loaded lists and topics (the app fetches the open narrow again)", () => {
+    s.addToList({ kind: "topic", streamId: 1, topic: "a" }, [channelMessage(1, "a")], true);
+    s.topics.set(1, [{ name: "a", max_id: 1 }]);
+    s.apply({ type: "update_message", message_id: 1, message_ids: [1, 2], subject: "b", orig_subject: "a", stream_id: 1 });
+    expect(s.messages.get(1)?.subject).toBe("b");
+    expect(s.lists.size).toBe(0);
+    expect(s.topics.size).toBe(0);
+    // The unread messages moved with it, loaded (1) or not (2).
+    expect(s.topicUnread(1, "b")).toBe(2);
+    expect(s.topicUnread(1, "a")).toBe(0);
+  });
+});

@@ -31,6 +31,7 @@ export class Controller {
       onRegister: (state) => this.onRegister(state),
       onEvents: (events) => {
         for (const e of events) this.store.apply(e);
+        this.reloadDropped();
         this.store.changed();
       },
       onTrouble: (t) => {
@@ -74,6 +75,14 @@ export class Controller {
     await Promise.all(tasks);
   }
 
+  /** Messages moved between topics or channels drop the loaded lists and topics: the open narrow's come again. */
+  private reloadDropped(): void {
+    const n = this.narrow;
+    if (!n) return;
+    if (!this.store.lists.has(narrowKey(n))) void this.fetchMessages(n, "newest");
+    if (n.kind !== "dm" && !this.store.topics.has(n.streamId)) void this.loadTopics(n.streamId);
+  }
+
   async loadTopics(streamId: number): Promise<void> {
     if (this.store.topics.has(streamId)) return;
     const res = await this.call(() => api<{ topics: { name: string; max_id: number }[] }>("GET", `/users/me/${streamId}/topics`));
@@ -85,10 +94,11 @@ export class Controller {
   /** Loads the newest page, or the page before the oldest loaded message. */
   async fetchMessages(narrow: Narrow, which: "newest" | "older"): Promise<void> {
     const key = narrowKey(narrow);
-    const list = this.store.lists.get(key);
+    let list = this.store.lists.get(key);
     if (list?.loading || (which === "older" && list?.foundOldest)) return;
-    if (list) list.loading = true;
-    const anchor = which === "newest" || !list?.ids.length ? "newest" : list.ids[0];
+    if (!list) this.store.lists.set(key, (list = { ids: [], foundOldest: false, loading: false }));
+    list.loading = true;
+    const anchor = which === "newest" || !list.ids.length ? "newest" : list.ids[0];
     const res = await this.call(() =>
       api<{ messages: Message[]; found_oldest: boolean }>("GET", "/messages", {
         anchor,

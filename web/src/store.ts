@@ -179,6 +179,9 @@ const HANDLERS: Record<string, (s: Store, e: Record<string, any>) => void> = {
   },
   update_message(s, e) {
     for (const id of e.message_ids ?? [e.message_id]) {
+      // Unread messages move with the event, loaded or not.
+      const place = s.unread.get(id);
+      if (place?.kind === "channel") s.unread.set(id, { kind: "channel", streamId: e.new_stream_id ?? place.streamId, topic: e.subject ?? place.topic });
       const m = s.messages.get(id);
       if (!m) continue;
       if (id === e.message_id && e.rendered_content !== undefined) {
@@ -187,10 +190,12 @@ const HANDLERS: Record<string, (s: Store, e: Record<string, any>) => void> = {
       }
       if (e.subject !== undefined) m.subject = e.subject;
       if (e.new_stream_id !== undefined) m.stream_id = e.new_stream_id;
-      const place = s.unread.get(id);
-      if (place?.kind === "channel") s.unread.set(id, { kind: "channel", streamId: m.stream_id!, topic: m.subject });
     }
-    if (e.subject !== undefined || e.new_stream_id !== undefined) s.lists.clear();
+    // Moved messages: which narrows hold what is no longer known; the open one is fetched again.
+    if (e.subject !== undefined || e.new_stream_id !== undefined) {
+      s.lists.clear();
+      s.topics.clear();
+    }
   },
   delete_message(s, e) {
     const ids: number[] = e.message_ids ?? [e.message_id];

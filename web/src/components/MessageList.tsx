@@ -58,13 +58,13 @@ export function MessageList() {
   return (
     <div class="message-scroller" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages" role="log" aria-busy={!list || list.loading}>
       {list?.foundOldest && <p class="list-start">This is the start of the conversation.</p>}
-      {list && !list.foundOldest && (
+      {list && !list.foundOldest && messages.length > 0 && (
         <button type="button" class="load-older" onClick={() => ctl.fetchMessages(narrow, "older")} disabled={list.loading}>
           {list.loading ? "Loading…" : "Load older messages"}
         </button>
       )}
-      {!list && <p>Loading…</p>}
-      {list && messages.length === 0 && <p class="empty">No messages here yet.</p>}
+      {(!list || list.loading) && messages.length === 0 && <p>Loading…</p>}
+      {list && !list.loading && messages.length === 0 && <p class="empty">No messages here yet.</p>}
       {messages.map((m) => {
         const showTopic = narrow.kind === "channel" && m.subject !== lastTopic;
         lastTopic = m.subject;
