@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectSuccess } from "../support/client.js";
 import { verifyAction } from "../support/events.js";
+import { formToken, TestBrowser } from "../support/browser.js";
 
 let s: TestServer;
 let dataDir: string;
@@ -41,13 +42,11 @@ describe("signing up through an invitation", () => {
       s,
       s.realm.owner,
       async () => {
-        const res = await s.app.inject({
-          method: "POST",
-          url: `/join/${key}/`,
-          headers: { host: s.realm.host, "content-type": "application/x-www-form-urlencoded" },
-          payload: "full_name=Jo+Iner&password=long-enough",
-        });
-        expect(res.statusCode).toBe(200);
+        // As a browser signs up: the form's CSRF token, then the post, which signs them in.
+        const browser = new TestBrowser(s.app, s.realm.host);
+        const form = await browser.request("GET", `/join/${key}/`);
+        const res = await browser.request("POST", `/join/${key}/`, { form: { csrfmiddlewaretoken: formToken(form.body), full_name: "Jo Iner", password: "long-enough" } });
+        expect(res.statusCode, res.body).toBe(303);
       },
       { include_subscribers: true },
     );
