@@ -8,8 +8,11 @@ import { GenerationalMap } from "./generational-map.js";
 export class MaxMessageIdCache {
   private readonly ids = new GenerationalMap<number, { realmId: number; maxId: number }>(100_000);
 
-  async get(realmId: number, userId: number, load: () => Promise<number>): Promise<number> {
-    return (await this.ids.getOrLoad(userId, async () => ({ realmId, maxId: await load() }))).maxId;
+  /** A hit answers at once (no promise: GET /users/me asks on every request). */
+  get(realmId: number, userId: number, load: () => Promise<number>): number | Promise<number> {
+    const hit = this.ids.get(userId);
+    if (hit !== undefined) return hit.maxId;
+    return this.ids.getOrLoad(userId, async () => ({ realmId, maxId: await load() })).then((entry) => entry.maxId);
   }
 
   flushRealm(realmId: number): void {

@@ -5,9 +5,11 @@ import { GenerationalMap } from "./generational-map.js";
 export class OwnProfileCache {
   private readonly profiles = new GenerationalMap<number, { realmId: number; data: ProfileData }>(100_000);
 
-  async get(realmId: number, userId: number, load: () => Promise<ProfileData>): Promise<ProfileData> {
-    const entry = await this.profiles.getOrLoad(userId, async () => ({ realmId, data: Object.freeze(await load()) }));
-    return entry.data;
+  /** A hit answers at once (no promise: GET /users/me asks on every request). */
+  get(realmId: number, userId: number, load: () => Promise<ProfileData>): ProfileData | Promise<ProfileData> {
+    const hit = this.profiles.get(userId);
+    if (hit !== undefined) return hit.data;
+    return this.profiles.getOrLoad(userId, async () => ({ realmId, data: Object.freeze(await load()) })).then((entry) => entry.data);
   }
 
   flushUser(userId: number): void {

@@ -9,10 +9,12 @@ export class ServerSettingsCache {
   private readonly bodies = new GenerationalMap<string, { realmId: number; json: Buffer }>(1000);
 
   /** The response's fields as UTF-8 JSON (without braces), from `render` on a miss. */
-  async fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Promise<Buffer> {
+  fields(realmId: number, variant: { incompatible: boolean; push: boolean }, render: () => Promise<string>): Buffer | Promise<Buffer> {
     const key = `${realmId}:${variant.incompatible}:${variant.push}`;
-    const entry = await this.bodies.getOrLoad(key, async () => ({ realmId, json: Buffer.from(await render()) }));
-    return entry.json;
+    // A hit answers at once (no promise).
+    const hit = this.bodies.get(key);
+    if (hit !== undefined) return hit.json;
+    return this.bodies.getOrLoad(key, async () => ({ realmId, json: Buffer.from(await render()) })).then((entry) => entry.json);
   }
 
   flushRealm(realmId: number): void {

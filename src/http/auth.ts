@@ -6,6 +6,7 @@ import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import { ApiError, UnauthorizedError } from "../errors.js";
 import type { Realm, User } from "../db/schema.js";
+import { rememberingLast } from "../lib/remembering-last.js";
 
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
@@ -16,15 +17,19 @@ export interface Credentials {
 
 /** Parses the Authorization header; undefined when there is none. */
 export function parseBasicAuth(header: string | undefined): Credentials | undefined {
-  if (header === undefined) return undefined;
+  return header === undefined ? undefined : parseHeader(header);
+}
+
+// Clients send the same header on every request (the parse is pure; its answer is frozen).
+const parseHeader = rememberingLast((header: string): Credentials => {
   const [scheme, encoded, ...rest] = header.trim().split(/\s+/);
   if (scheme.toLowerCase() !== "basic") throw new ApiError("This endpoint requires HTTP basic authentication.");
   if (!encoded || rest.length > 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) throw invalidHeader();
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const parts = decoded.split(":");
   if (parts.length !== 2) throw invalidHeader();
-  return { email: parts[0].trim(), apiKey: parts[1].trim() };
-}
+  return Object.freeze({ email: parts[0].trim(), apiKey: parts[1].trim() });
+});
 
 const invalidHeader = () => new UnauthorizedError("Invalid authorization header for basic auth");
 

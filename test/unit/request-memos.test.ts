@@ -1,10 +1,11 @@
 /**
  * Values every request derives from its headers, remembered from the request before
- * (realm-host.ts, user-agent.ts): alternating inputs still get each its own answer.
+ * (realm-host.ts, user-agent.ts, auth.ts): alternating inputs still get each its own answer.
  */
 import { expect, it } from "vitest";
 import { subdomainFromHost } from "../../src/lib/realm-host.js";
 import { userAgentProduct } from "../../src/lib/user-agent.js";
+import { parseBasicAuth } from "../../src/http/auth.js";
 
 it("subdomainFromHost answers each host and external host, whatever came before", () => {
   const cases: Array<[string | undefined, string, string]> = [
@@ -40,4 +41,21 @@ it("userAgentProduct answers each User-Agent, whatever came before", () => {
       expect(userAgentProduct(ua)).toBe(product);
     }
   }
+});
+
+it("parseBasicAuth answers each header, whatever came before, and refuses bad ones every time", () => {
+  const header = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString("base64")}`;
+  const a = header("a@example.test", "A".repeat(32));
+  const b = header("b@example.test", "b".repeat(32));
+  for (let round = 0; round < 2; round++) {
+    expect(parseBasicAuth(a)).toEqual({ email: "a@example.test", apiKey: "A".repeat(32) });
+    expect(parseBasicAuth(a)).toEqual({ email: "a@example.test", apiKey: "A".repeat(32) });
+    expect(parseBasicAuth(b)).toEqual({ email: "b@example.test", apiKey: "b".repeat(32) });
+    expect(() => parseBasicAuth("Bearer xyz")).toThrow("This endpoint requires HTTP basic authentication.");
+    expect(() => parseBasicAuth("Bearer xyz")).toThrow("This endpoint requires HTTP basic authentication.");
+    expect(() => parseBasicAuth("Basic !!!")).toThrow("Invalid authorization header for basic auth");
+    expect(parseBasicAuth(undefined)).toBeUndefined();
+  }
+  // The answer is shared with the next request sending the same header: it cannot be changed.
+  expect(Object.isFrozen(parseBasicAuth(a))).toBe(true);
 });
