@@ -2,8 +2,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { registerUploadPages } from "./http/upload-pages.js";
 import type { AppContext } from "./context.js";
-import { ApiError } from "./errors.js";
-import { handleError, sendApiError } from "./http/error-handler.js";
+import { handleError, sendNotFound } from "./http/error-handler.js";
 import { checkQueryString, parseFormBody } from "./http/body/form.js";
 import { limitBodySize } from "./http/body/size-limit.js";
 import { registerMultipart } from "./http/body/multipart.js";
@@ -71,8 +70,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   registerAccessLog(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => {
-    sendApiError(reply, new ApiError("Not Found", { status: 404, code: "NOT_FOUND" }));
+  app.setNotFoundHandler((_request, reply) => {
+    sendNotFound(reply);
   });
 
   if (ctx.log === undefined) ctx.log = app.log;

@@ -7,14 +7,12 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
-import { ApiError } from "../errors.js";
 import { findRealmEmojiByFileName } from "../db/queries/realm-emoji.js";
 import { CONTENT_TYPES, emojiStoredName, isStoredEmojiFileName } from "../lib/emoji-files.js";
 import { fileStore } from "../storage/file-store.js";
-import { sendApiError } from "./error-handler.js";
+import { IMMUTABLE } from "./cache-control.js";
+import { sendNotFound } from "./error-handler.js";
 
-/** Stored file names are random and never reused, so a file never changes. */
-const CACHE_CONTROL = "public, max-age=31536000, immutable";
 /** The formats an animated emoji can have (its still is `<base>.png`). */
 const ANIMATED_EXTENSIONS = ["gif", "webp"];
 
@@ -25,7 +23,7 @@ export function registerEmojiFiles(app: FastifyInstance, ctx: AppContext): void 
 
 async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, still: boolean) {
   const { realm_id: realmParam, file } = req.params as { realm_id: string; file: string };
-  const notFound = () => sendApiError(reply, new ApiError("Not Found", { status: 404, code: "NOT_FOUND" }));
+  const notFound = () => sendNotFound(reply);
   const realmId = /^\d{1,9}$/.test(realmParam) ? Number(realmParam) : NaN;
   if (!Number.isSafeInteger(realmId) || !isStoredEmojiFileName(file) || (still && !file.endsWith(".png"))) return notFound();
   const base = file.slice(0, file.lastIndexOf("."));
@@ -38,7 +36,8 @@ async function serve(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, 
   return reply
     .code(200)
     .header("content-type", CONTENT_TYPES[ext])
-    .header("cache-control", CACHE_CONTROL)
+    // Stored file names are random and never reused, so a file never changes.
+    .header("cache-control", IMMUTABLE)
     .header("x-content-type-options", "nosniff")
     .send(stored.data);
 }

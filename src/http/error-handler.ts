@@ -14,6 +14,11 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
   return sendJson(reply, err.httpStatus, errorBody(err));
 }
 
+/** The 404 of every path nothing answers (the not-found handler, unknown static files). */
+export function sendNotFound(reply: FastifyReply): FastifyReply {
+  return sendApiError(reply, new ApiError("Not Found", { status: 404, code: "NOT_FOUND" }));
+}
+
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   // A body cut at its limit makes parsers fail in their own ways: the cause is the size.
   if (bodyOverLimit(request)) return sendApiError(reply, requestTooLarge());

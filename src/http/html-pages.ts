@@ -27,6 +27,11 @@ export function sendHtml(reply: FastifyReply, status: number, html: string) {
     .send(html);
 }
 
+/** Sends the browser on (302, or 303 after a form's post); never cached. */
+export function redirect(reply: FastifyReply, status: 302 | 303, location: string) {
+  return reply.code(status).header("location", location).header("cache-control", "no-store").send();
+}
+
 /** A form field's value ("" when absent or not text). */
 export function formField(body: unknown, name: string): string {
   const value = typeof body === "object" && body !== null ? (body as Record<string, unknown>)[name] : undefined;

@@ -16,7 +16,7 @@ import { subdomainFromHost } from "../lib/realm-host.js";
 import { isValidEmail } from "../lib/user-validation.js";
 import { clearSessionCookies, isHttpsRequest, readCookie, SESSION_COOKIE, setSessionCookies } from "./cookies.js";
 import { csrfRefused, formCsrfProblem, formCsrfToken } from "./form-csrf.js";
-import { formField, htmlPage, sendHtml } from "./html-pages.js";
+import { formField, htmlPage, redirect, sendHtml } from "./html-pages.js";
 import { checkPasswordLogin } from "./password-login.js";
 import { liveSession, signedInSession } from "./session-auth.js";
 
@@ -69,7 +69,7 @@ async function loginPage(ctx: AppContext, request: FastifyRequest, reply: Fastif
   const realm = await realmOf(ctx, request);
   if (!realm) return noRealm(reply);
   const next = safeNext((request.query as Record<string, string | undefined>).next);
-  if (await signedInSession(ctx, request)) return reply.code(302).header("location", next).header("cache-control", "no-store").send();
+  if (await signedInSession(ctx, request)) return redirect(reply, 302, next);
   return showForm(ctx, request, reply, realm, { email: "", next }, null);
 }
 
@@ -110,7 +110,7 @@ export async function startSessionAndRedirect(
 ) {
   const session = await doStartSession(ctx, realm, user);
   setSessionCookies(reply, isHttpsRequest(request, ctx.config), { token: session.token, csrfToken: maskCsrfSecret(session.csrfSecret), maxAgeSeconds: session.maxAgeSeconds });
-  return reply.code(303).header("location", location).header("cache-control", "no-store").send();
+  return redirect(reply, 303, location);
 }
 
 async function logout(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
@@ -119,7 +119,7 @@ async function logout(ctx: AppContext, request: FastifyRequest, reply: FastifyRe
   if (csrf !== null) return csrfRefused(reply, csrf);
   if (entry) await doEndSession(ctx, entry.realm.id, readCookie(request, SESSION_COOKIE)!);
   clearSessionCookies(reply, isHttpsRequest(request, ctx.config));
-  return reply.code(303).header("location", "/login/").header("cache-control", "no-store").send();
+  return redirect(reply, 303, "/login/");
 }
 
 export function registerLoginPages(app: FastifyInstance, ctx: AppContext): void {

@@ -10,11 +10,11 @@ import fs from "node:fs";
 import path from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../context.js";
-import { ApiError } from "../errors.js";
-import { sendApiError } from "./error-handler.js";
+import { IMMUTABLE } from "./cache-control.js";
+import { sendNotFound } from "./error-handler.js";
+import { redirect } from "./html-pages.js";
 import { signedInSession } from "./session-auth.js";
 
-const IMMUTABLE = "public, max-age=31536000, immutable";
 /** Scripts and styles only from this server; images also as data: and blob: (pasted previews); no frames, plugins or foreign forms. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -115,7 +115,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   app.get("/", async (req, reply) => {
     const web = current();
     if (!web) return pageHeaders(reply).code(503).header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store").send(NOT_BUILT);
-    if (!(await signedInSession(ctx, req))) return reply.code(302).header("cache-control", "no-store").header("location", "/login/").send();
+    if (!(await signedInSession(ctx, req))) return redirect(reply, 302, "/login/");
     pageHeaders(reply).header("cache-control", "no-cache").header("etag", web.etag).header("vary", "Cookie");
     if (req.headers["if-none-match"] === web.etag) return reply.code(304).send();
     return reply.code(200).header("content-type", "text/html; charset=utf-8").send(web.html);
@@ -124,7 +124,7 @@ export function registerWebApp(app: FastifyInstance, ctx: AppContext): void {
   app.get("/static/web/:file", (req, reply) => {
     const { file } = req.params as { file: string };
     const f = current()?.files.get(file);
-    if (!f) return sendApiError(reply, new ApiError("Not Found", { status: 404, code: "NOT_FOUND" }));
+    if (!f) return sendNotFound(reply);
     const gzip = f.gzip !== undefined && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
     reply.code(200).header("content-type", f.type).header("cache-control", IMMUTABLE).header("vary", "Accept-Encoding").header("x-content-type-options", "nosniff");
     if (gzip) reply.header("content-encoding", "gzip");
