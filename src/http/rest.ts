@@ -93,8 +93,10 @@ async function dispatch(
 ) {
   const subdomain = subdomainFromHost(request.headers.host, ctx.config.externalHost);
   let req: ApiRequest;
-  if (def.auth === "user" || (def.auth === "optional" && (await signedIn(ctx, request)))) {
-    const { user, realm, session } = await authenticateRequest(ctx, request, subdomain);
+  // On a route open to spectators, a dead session reads anonymously: look it up once here.
+  const spectatorSession = def.auth === "optional" && request.headers.authorization === undefined && hasSessionCookie(request) ? await liveSession(ctx, request) : undefined;
+  if (def.auth === "user" || (def.auth === "optional" && (request.headers.authorization !== undefined || spectatorSession !== undefined))) {
+    const { user, realm, session } = await authenticateRequest(ctx, request, subdomain, spectatorSession);
     if (!def.exemptFromRateLimit) await applyUserRateLimit(ctx, reply, user.id);
     req = makeRequest(ctx, request, realm, user, pathParams);
     if (session) req.sessionId = session.id;
@@ -109,12 +111,6 @@ async function dispatch(
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
   return sendJsonText(reply, 200, successJson(req, data));
-}
-
-/** On a route open to spectators: whether the caller sent credentials or a live session (a dead one reads anonymously). */
-async function signedIn(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
-  if (request.headers.authorization !== undefined) return true;
-  return hasSessionCookie(request) && (await liveSession(ctx, request)) !== undefined;
 }
 
 /** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */

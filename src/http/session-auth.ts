@@ -50,11 +50,12 @@ export interface Authenticated {
 
 /**
  * The caller by Basic credentials when an Authorization header is sent, else by session
- * cookie (CSRF-checked for unsafe methods); 401 when neither is there.
+ * cookie (CSRF-checked for unsafe methods); 401 when neither is there. `session` is the
+ * request's live session when the caller has already looked it up.
  */
-export async function authenticateRequest(ctx: AppContext, request: FastifyRequest, subdomain: string): Promise<Authenticated> {
+export async function authenticateRequest(ctx: AppContext, request: FastifyRequest, subdomain: string, session?: SessionEntry): Promise<Authenticated> {
   if (request.headers.authorization !== undefined) return authenticate(ctx, requireCredentials(request), subdomain);
-  const entry = await liveSession(ctx, request);
+  const entry = session ?? (await liveSession(ctx, request));
   if (!entry) throw notLoggedIn();
   checkAccount(entry, subdomain);
   if (!SAFE_METHODS.has(request.method)) checkCsrf(ctx, request, entry.session.csrf_secret);

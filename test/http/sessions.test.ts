@@ -454,3 +454,19 @@ describe("the expired-session sweep", () => {
     }
   });
 });
+
+describe("routes open to spectators (GET /users, /messages)", () => {
+  it("answer a live session as its user, and a logged-out session's cookie as a visitor without one", async () => {
+    const b = await signedIn();
+    const live = expectSuccess(await b.api("GET", "/users"));
+    expect((live.members as Array<{ user_id: number }>).some((m) => m.user_id === s.realm.member.id)).toBe(true);
+    const stale = b.cookieHeader();
+    expect((await b.request("POST", "/accounts/logout/", { headers: { "x-csrftoken": b.cookies.get("csrftoken")! } })).statusCode).toBe(303);
+    const dead = await s.app.inject({ method: "GET", url: "/json/users", headers: { host: s.realm.host, cookie: stale } });
+    const anonymous = await s.app.inject({ method: "GET", url: "/json/users", headers: { host: s.realm.host } });
+    expect([dead.statusCode, dead.json()]).toEqual([anonymous.statusCode, anonymous.json()]);
+    // This organization has no web-public channels: a visitor is asked to sign in.
+    expect(dead.statusCode).toBe(401);
+    expect(dead.json()).toEqual({ result: "error", msg: "Not logged in: API authentication or user session required", code: "UNAUTHORIZED" });
+  });
+});
