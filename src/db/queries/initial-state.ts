@@ -1,23 +1,22 @@
 /** Reads behind POST /register's initial state that no other family owns (one query each). */
+import { compiledOnce } from "../compiled.js";
+import type { UserTopicRow } from "./user-topics.js";
 import type { Queryable } from "../tx.js";
 
 export async function listLinkifiers(db: Queryable, realmId: number) {
   return db.selectFrom("linkifiers").selectAll().where("realm_id", "=", realmId).orderBy("order").orderBy("id").execute();
 }
 
-export async function listUserTopics(db: Queryable, realmId: number, userId: number) {
-  return db
-    .selectFrom("user_topics")
-    .selectAll()
-    .where("realm_id", "=", realmId)
-    .where("user_id", "=", userId)
-    .orderBy("last_updated")
-    .orderBy("id")
-    .execute();
-}
+export const listUserTopics: (db: Queryable, realmId: number, userId: number) => Promise<UserTopicRow[]> = compiledOnce((db, realmId: number, userId: number) =>
+  db.selectFrom("user_topics").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("last_updated").orderBy("id"),
+);
+
+const alertWordsOfUser = compiledOnce((db, realmId: number, userId: number) =>
+  db.selectFrom("alert_words").select("word").where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id"),
+);
 
 export async function listAlertWords(db: Queryable, realmId: number, userId: number): Promise<string[]> {
-  const rows = await db.selectFrom("alert_words").select("word").where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id").execute();
+  const rows = await alertWordsOfUser(db, realmId, userId);
   return rows.map((r) => r.word);
 }
 

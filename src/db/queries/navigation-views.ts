@@ -1,10 +1,11 @@
 /** A user's navigation views (spec 2.11): one row per configured fragment. */
 import type { NavigationView } from "../schema.js";
+import { compiledOnce } from "../compiled.js";
 import type { Queryable } from "../tx.js";
 
-export async function listNavigationViews(db: Queryable, realmId: number, userId: number): Promise<NavigationView[]> {
-  return db.selectFrom("navigation_views").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id").execute();
-}
+export const listNavigationViews: (db: Queryable, realmId: number, userId: number) => Promise<NavigationView[]> = compiledOnce((db, realmId: number, userId: number) =>
+  db.selectFrom("navigation_views").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id"),
+);
 
 export async function findNavigationView(db: Queryable, realmId: number, userId: number, fragment: string): Promise<NavigationView | undefined> {
   return db

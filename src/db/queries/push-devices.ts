@@ -1,5 +1,6 @@
 /** Push devices (spec 2.14): one row per (user, push_account_id). */
 import type { PushDevice } from "../schema.js";
+import { compiledOnce } from "../compiled.js";
 import type { Queryable } from "../tx.js";
 
 export async function findPushDevice(db: Queryable, realmId: number, userId: number, pushAccountId: number): Promise<PushDevice | undefined> {
@@ -12,9 +13,9 @@ export async function findPushDevice(db: Queryable, realmId: number, userId: num
     .executeTakeFirst();
 }
 
-export async function listPushDevices(db: Queryable, realmId: number, userId: number): Promise<PushDevice[]> {
-  return db.selectFrom("push_devices").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id").execute();
-}
+export const listPushDevices: (db: Queryable, realmId: number, userId: number) => Promise<PushDevice[]> = compiledOnce((db, realmId: number, userId: number) =>
+  db.selectFrom("push_devices").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("id"),
+);
 
 export interface PushDeviceRequest {
   token_kind: string;

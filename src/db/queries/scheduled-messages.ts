@@ -3,6 +3,8 @@
  * user-reachable read is scoped by realm and sender; the delivery job's reads are not
  * user-reachable and span realms.
  */
+import { sql } from "kysely";
+import { compiledOnce } from "../compiled.js";
 import { lockForUpdate } from "../dialect.js";
 import type { NewScheduledMessage, ScheduledMessage } from "../schema.js";
 import type { Queryable } from "../tx.js";
@@ -11,18 +13,18 @@ export const DELIVERY_SEND_LATER = 1;
 export const DELIVERY_REMIND = 2;
 
 /** The sender's undelivered rows of one kind (failed ones included), by delivery time. */
-export async function listUndelivered(db: Queryable, realmId: number, senderId: number, deliveryType: number): Promise<ScheduledMessage[]> {
-  return db
-    .selectFrom("scheduled_messages")
-    .selectAll()
-    .where("realm_id", "=", realmId)
-    .where("sender_id", "=", senderId)
-    .where("delivery_type", "=", deliveryType)
-    .where("delivered", "=", 0)
-    .orderBy("scheduled_timestamp")
-    .orderBy("id")
-    .execute();
-}
+export const listUndelivered: (db: Queryable, realmId: number, senderId: number, deliveryType: number) => Promise<ScheduledMessage[]> = compiledOnce(
+  (db, realmId: number, senderId: number, deliveryType: number) =>
+    db
+      .selectFrom("scheduled_messages")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("sender_id", "=", senderId)
+      .where("delivery_type", "=", deliveryType)
+      .where("delivered", "=", sql.lit(0))
+      .orderBy("scheduled_timestamp")
+      .orderBy("id"),
+);
 
 /** One row of its sender, of one kind; `lock` holds it until the transaction ends (edits vs delivery). */
 export async function findOwnScheduled(

@@ -1,4 +1,5 @@
 /** Subscription rows: who is subscribed to which channel (by the channel's recipient). */
+import { sql } from "kysely";
 import type { Subscription } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { chunked, SQL_VALUES_PER_STATEMENT } from "../chunks.js";
@@ -11,17 +12,21 @@ export async function channelSubscriptionsOfUser(
   userId: number,
   opts: { activeOnly: boolean },
 ): Promise<Array<Subscription & { channel_id: number }>> {
-  let q = db
+  return (opts.activeOnly ? activeChannelSubscriptions : allChannelSubscriptions)(db, realmId, userId);
+}
+
+const channelSubscriptions = (db: Queryable, realmId: number, userId: number) =>
+  db
     .selectFrom("subscriptions")
     .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
     .selectAll("subscriptions")
     .select("recipients.type_id as channel_id")
     .where("subscriptions.realm_id", "=", realmId)
     .where("subscriptions.user_id", "=", userId)
-    .where("recipients.type", "=", 2);
-  if (opts.activeOnly) q = q.where("subscriptions.active", "=", 1);
-  return q.orderBy("subscriptions.id").execute();
-}
+    .where("recipients.type", "=", sql.lit(2))
+    .orderBy("subscriptions.id");
+const allChannelSubscriptions = compiledOnce(channelSubscriptions);
+const activeChannelSubscriptions = compiledOnce((db, realmId: number, userId: number) => channelSubscriptions(db, realmId, userId).where("subscriptions.active", "=", sql.lit(1)));
 
 /** Active subscriptions of one user, with the subscribed channel's id. */
 export function activeSubscriptionsOfUser(db: Queryable, realmId: number, userId: number) {

@@ -76,18 +76,21 @@ const unreadGroupsQuery = compiledOnce((db, realmId: number, userId: number, cut
 
 /** Ids of the channels the user is subscribed to and has muted. */
 export async function mutedChannelIds(db: Queryable, realmId: number, userId: number): Promise<Set<number>> {
-  const rows = await db
+  const rows = await mutedChannelRows(db, realmId, userId);
+  return new Set(rows.map((r) => r.channel_id));
+}
+
+const mutedChannelRows = compiledOnce((db, realmId: number, userId: number) =>
+  db
     .selectFrom("subscriptions")
     .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
     .select("recipients.type_id as channel_id")
     .where("subscriptions.realm_id", "=", realmId)
     .where("subscriptions.user_id", "=", userId)
-    .where("subscriptions.active", "=", 1)
-    .where("subscriptions.is_muted", "=", 1)
-    .where("recipients.type", "=", RECIPIENT_CHANNEL)
-    .execute();
-  return new Set(rows.map((r) => r.channel_id));
-}
+    .where("subscriptions.active", "=", sql.lit(1))
+    .where("subscriptions.is_muted", "=", sql.lit(1))
+    .where("recipients.type", "=", sql.lit(RECIPIENT_CHANNEL)),
+);
 
 export interface DirectMessageRow {
   id: number;
@@ -99,25 +102,27 @@ export interface DirectMessageRow {
 }
 
 /** The user's newest direct messages (personal and group), at most `limit`, newest first. */
-export async function recentDirectMessageRows(db: Queryable, realmId: number, userId: number, limit: number): Promise<DirectMessageRow[]> {
-  return db
-    .selectFrom("user_messages")
-    .innerJoin("messages", "messages.id", "user_messages.message_id")
-    .innerJoin("recipients", "recipients.id", "messages.recipient_id")
-    .leftJoin("direct_message_groups", (j) => j.onRef("direct_message_groups.id", "=", "recipients.type_id").on("recipients.type", "=", RECIPIENT_DM_GROUP))
-    .select([
-      "messages.id as id",
-      "messages.sender_id as sender_id",
-      "recipients.type as recipient_type",
-      "recipients.type_id as recipient_type_id",
-      "direct_message_groups.member_key as member_key",
-    ])
-    .where("user_messages.realm_id", "=", realmId)
-    .where("user_messages.user_id", "=", userId)
-    // The is_private bit lets a partial index on direct-message rows serve this query.
-    .where(sql<boolean>`(user_messages.flags & ${sql.lit(FLAG_BITS.is_private)}) <> 0`)
-    .where("recipients.type", "in", [RECIPIENT_PERSONAL, RECIPIENT_DM_GROUP])
-    .orderBy("user_messages.message_id", "desc")
-    .limit(limit)
-    .execute();
-}
+export const recentDirectMessageRows: (db: Queryable, realmId: number, userId: number, limit: number) => Promise<DirectMessageRow[]> = compiledOnce(
+  (db, realmId: number, userId: number, limit: number) =>
+    db
+      .selectFrom("user_messages")
+      .innerJoin("messages", "messages.id", "user_messages.message_id")
+      .innerJoin("recipients", "recipients.id", "messages.recipient_id")
+      .leftJoin("direct_message_groups", (j) =>
+        j.onRef("direct_message_groups.id", "=", "recipients.type_id").on("recipients.type", "=", sql.lit(RECIPIENT_DM_GROUP)),
+      )
+      .select([
+        "messages.id as id",
+        "messages.sender_id as sender_id",
+        "recipients.type as recipient_type",
+        "recipients.type_id as recipient_type_id",
+        "direct_message_groups.member_key as member_key",
+      ])
+      .where("user_messages.realm_id", "=", realmId)
+      .where("user_messages.user_id", "=", userId)
+      // The is_private bit lets the partial index user_messages_private serve this query.
+      .where(sql<boolean>`(user_messages.flags & ${sql.lit(FLAG_BITS.is_private)}) <> 0`)
+      .where("recipients.type", "in", [sql.lit(RECIPIENT_PERSONAL), sql.lit(RECIPIENT_DM_GROUP)])
+      .orderBy("user_messages.message_id", "desc")
+      .limit(limit),
+);
