@@ -19,11 +19,12 @@ import {
   type QueryResult,
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
+import type { WalSync } from "./wal-sync.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, walSync: WalSync | null): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(new CommitGroup(writer), reader),
+    createDriver: () => new GroupCommitDriver(new CommitGroup(writer, walSync), reader, walSync),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -33,6 +34,7 @@ class GroupCommitDriver implements Driver {
   constructor(
     private readonly group: CommitGroup,
     private readonly reader: SQLite.Database | null,
+    private readonly walSync: WalSync | null,
   ) {}
 
   async init(): Promise<void> {}
@@ -74,7 +76,8 @@ class GroupCommitDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
-    this.group.flush();
+    await this.group.settle();
+    this.walSync?.close();
     this.reader?.close();
     this.group.writer.close();
   }
