@@ -126,6 +126,16 @@ export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, 
 }
 
 /**
+ * An aggregate giving a column's integers as JSON array text (`[]` without rows), of the
+ * rows where `filter` holds if given, in no particular order: one value for a whole group
+ * where reading a row per value would cost the driver far more than the engine.
+ */
+export function jsonIntegersAgg(db: Kysely<any>, ref: string, filter?: RawBuilder<boolean>): RawBuilder<string> {
+  const where = filter ? sql` filter (where ${filter})` : sql``;
+  return dialectOf(db) === "postgres" ? sql<string>`coalesce(json_agg(${sql.ref(ref)})${where}, '[]')::text` : sql<string>`json_group_array(${sql.ref(ref)})${where}`;
+}
+
+/**
  * A table of the integers in a comma-separated text column (e.g. `1,5,9`), one per row in a
  * column named `value`, for use in FROM after the table that holds `ref`.
  */

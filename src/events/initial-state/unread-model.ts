@@ -49,39 +49,71 @@ export function directEntry(userId: number, participantIds: readonly number[]): 
 const ascending = (a: number, b: number) => a - b;
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Unread messages of one place (each message in one group), ids ascending. */
+export interface UnreadGroup {
+  entry: UnreadEntry;
+  ids: number[];
+}
+
 /**
  * Upstream aggregate_unread_data. Channel messages group by (channel, topic compared
  * case-insensitively), the group named by its oldest message's topic; clients without the
  * empty_topic_name capability see `emptyTopicName` for the empty topic.
  */
 export function aggregateUnread(raw: RawUnread, emptyTopicName: string | null): ApiUnread {
-  const pms = new Map<number, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; ids: number[] }>();
-  const huddles = new Map<string, number[]>();
-  for (const id of [...raw.entries.keys()].sort(ascending)) {
-    const e = raw.entries.get(id)!;
+  const groups = [...raw.entries.keys()].sort(ascending).map((id): UnreadGroup => ({ entry: raw.entries.get(id)!, ids: [id] }));
+  return aggregateGroups(groups, { mentions: [...raw.mentions].sort(ascending), count: raw.count, old_unreads_missing: raw.oldUnreadsMissing }, emptyTopicName);
+}
+
+/**
+ * aggregateUnread from messages already grouped (by the database, or one message per
+ * group): groups of the same conversation merge. `groups` must come in ascending order of
+ * their first id (which names a topic), and their id lists become the result's (not copied).
+ */
+export function aggregateGroups(groups: readonly UnreadGroup[], rest: Pick<ApiUnread, "mentions" | "count" | "old_unreads_missing">, emptyTopicName: string | null): ApiUnread {
+  const pms = new Map<number, IdList>();
+  const streams = new Map<string, IdList & { stream_id: number; topic: string }>();
+  const huddles = new Map<string, IdList>();
+  for (const { entry: e, ids } of groups) {
     if (e.kind === "pm") {
-      pms.set(e.other_user_id, [...(pms.get(e.other_user_id) ?? []), id]);
+      const list = pms.get(e.other_user_id);
+      if (list) appendIds(list, ids);
+      else pms.set(e.other_user_id, { ids, sorted: true });
     } else if (e.kind === "huddle") {
-      huddles.set(e.user_ids_string, [...(huddles.get(e.user_ids_string) ?? []), id]);
+      const list = huddles.get(e.user_ids_string);
+      if (list) appendIds(list, ids);
+      else huddles.set(e.user_ids_string, { ids, sorted: true });
     } else {
       const topic = e.topic === "" && emptyTopicName !== null ? emptyTopicName : e.topic;
       const key = `${e.stream_id}\u0000${topic.toLowerCase()}`;
       const bucket = streams.get(key);
-      if (bucket) bucket.ids.push(id);
-      else streams.set(key, { stream_id: e.stream_id, topic, ids: [id] });
+      if (bucket) appendIds(bucket, ids);
+      else streams.set(key, { stream_id: e.stream_id, topic, ids, sorted: true });
     }
   }
   return {
-    pms: [...pms.entries()].sort((a, b) => a[0] - b[0]).map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    pms: [...pms.entries()].sort((a, b) => a[0] - b[0]).map(([other, list]) => ({ other_user_id: other, sender_id: other, unread_message_ids: idsOf(list) })),
     streams: [...streams.values()]
       .sort((a, b) => a.stream_id - b.stream_id || compareText(a.topic.toLowerCase(), b.topic.toLowerCase()))
-      .map((b) => ({ stream_id: b.stream_id, topic: b.topic, unread_message_ids: b.ids })),
-    huddles: [...huddles.entries()].sort((a, b) => compareText(a[0], b[0])).map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
-    mentions: [...raw.mentions].sort(ascending),
-    count: raw.count,
-    old_unreads_missing: raw.oldUnreadsMissing,
+      .map((b) => ({ stream_id: b.stream_id, topic: b.topic, unread_message_ids: idsOf(b) })),
+    huddles: [...huddles.entries()].sort((a, b) => compareText(a[0], b[0])).map(([key, list]) => ({ user_ids_string: key, unread_message_ids: idsOf(list) })),
+    ...rest,
   };
+}
+
+/** A conversation's ids while groups merge into it: sorted again only if a merge broke the order. */
+interface IdList {
+  ids: number[];
+  sorted: boolean;
+}
+
+function appendIds(list: IdList, ids: readonly number[]): void {
+  if (ids.length > 0 && list.ids.length > 0 && ids[0] < list.ids[list.ids.length - 1]) list.sorted = false;
+  for (const id of ids) list.ids.push(id);
+}
+
+function idsOf(list: IdList): number[] {
+  return list.sorted ? list.ids : list.ids.sort(ascending);
 }
 
 /** The per-message form of an aggregated unread_msgs (the inverse of aggregateUnread). */
