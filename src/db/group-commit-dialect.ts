@@ -19,6 +19,7 @@ import {
   type QueryResult,
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
+import { allRows } from "./sqlite-rows.js";
 import type { WalSync } from "./wal-sync.js";
 
 export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, walSync: WalSync | null): Dialect {
@@ -133,7 +134,7 @@ class LogicalConnection implements DatabaseConnection {
 
 function run<R>(stmt: SQLite.Statement, query: CompiledQuery): QueryResult<R> {
   const parameters = query.parameters as unknown[];
-  if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+  if (stmt.reader) return { rows: allRows<R>(stmt, parameters) };
   const { changes, lastInsertRowid } = stmt.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
