@@ -6,6 +6,7 @@ import autocannon from "autocannon";
 import { CONNECTIONS, SECONDS } from "./settings.js";
 import { basicAuth, type BenchUser } from "./http-client.js";
 import { pacedLoad } from "./paced.js";
+import { closedLoopLoad } from "./closed-loop.js";
 
 export interface LoadSpec {
   method?: "GET" | "POST" | "DELETE";
@@ -21,7 +22,11 @@ export interface LoadSpec {
   paths?: string[];
   /** Defaults to BENCH_SECONDS. */
   seconds?: number;
+  /** "lean": the closed loop of closed-loop.ts instead of autocannon, for bodies of megabytes (autocannon parses them and becomes the limit). */
+  client?: LoadClient;
 }
+
+export type LoadClient = "autocannon" | "lean";
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -40,6 +45,7 @@ export interface LoadResult {
  */
 export async function runLoad(port: number, spec: LoadSpec): Promise<LoadResult> {
   if (spec.rate) return atFixedRate(port, spec, spec.rate);
+  if (spec.client === "lean") return leanClosedLoop(port, spec);
   const timed = await load(port, spec, { duration: spec.seconds ?? SECONDS });
   if (timed.responses >= CONNECTIONS) return timed.result;
   const counted = await load(port, spec, { amount: 2 * CONNECTIONS });
@@ -79,11 +85,22 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
   };
 }
 
+async function leanClosedLoop(port: number, spec: LoadSpec): Promise<LoadResult> {
+  if (spec.sequence) throw new Error("the lean client sends one kind of request");
+  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const run = await closedLoopLoad(port, { method: spec.method ?? "GET", path: spec.path, body: spec.body, users, seconds: spec.seconds ?? SECONDS, connections: CONNECTIONS });
+  return summary(run);
+}
+
 /** A fixed-rate row: evenly spaced requests (paced.ts), not autocannon's per-second bursts. */
 async function atFixedRate(port: number, spec: LoadSpec, rate: number): Promise<LoadResult> {
   if (spec.sequence) throw new Error("fixed-rate rows send one kind of request");
   const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
   const run = await pacedLoad(port, { method: spec.method ?? "GET", path: spec.path, body: spec.body, users, rate, seconds: spec.seconds ?? SECONDS, connections: CONNECTIONS });
+  return summary(run);
+}
+
+function summary(run: { latencies: number[]; failures: number; seconds: number }): LoadResult {
   const sorted = run.latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: Math.round((sorted.length / run.seconds) * 10) / 10,

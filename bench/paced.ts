@@ -3,11 +3,11 @@
  * answers before it (an open loop, as independent clients are). autocannon's rate mode
  * instead lets each connection spend its share of a second at once, so a "200 per second"
  * run is bursts of 20 requests. Latency counts from the moment a request was due, so time
- * spent waiting for a free connection (at most `connections`) is counted too. Requests are
- * prepared bytes on plain keep-alive sockets, so the generator's own cost stays small.
+ * spent waiting for a free connection (at most `connections`) is counted too. Requests go
+ * through the lean client of raw-http.ts.
  */
-import net from "node:net";
-import { basicAuth, type BenchUser } from "./http-client.js";
+import type { BenchUser } from "./http-client.js";
+import { openRawConnection, requestBytes, type RawConnection } from "./raw-http.js";
 
 export interface PacedSpec {
   method: string;
@@ -17,13 +17,6 @@ export interface PacedSpec {
   rate: number;
   seconds: number;
   connections: number;
-}
-
-interface Connection {
-  socket: net.Socket;
-  busy: boolean;
-  dueAt: number;
-  pending: Buffer;
 }
 
 export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latencies: number[]; failures: number; seconds: number }> {
@@ -36,7 +29,7 @@ export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latenc
   let answered = 0;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
-  const idle: Connection[] = [];
+  const idle: RawConnection[] = [];
   const dispatch = () => {
     while (due.length > 0 && idle.length > 0) {
       const c = idle.pop()!;
@@ -45,7 +38,7 @@ export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latenc
       c.socket.write(requests[sent++ % requests.length]);
     }
   };
-  const answer = (c: Connection, status: number) => {
+  const answer = (c: RawConnection, status: number) => {
     latencies.push(performance.now() - c.dueAt);
     if (status !== 200) failures++;
     c.busy = false;
@@ -53,7 +46,7 @@ export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latenc
     if (++answered === total) finished();
     dispatch();
   };
-  const connections = await Promise.all(Array.from({ length: spec.connections }, () => open(port, answer, () => (failures++, ++answered === total && finished()))));
+  const connections = await Promise.all(Array.from({ length: spec.connections }, () => openRawConnection(port, answer, () => (failures++, ++answered === total && finished()))));
   idle.push(...connections);
   const started = performance.now();
   for (let next = 0; next < total; ) {
@@ -66,31 +59,4 @@ export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latenc
   const seconds = (performance.now() - started) / 1000;
   for (const c of connections) c.socket.destroy();
   return { latencies, failures, seconds };
-}
-
-function requestBytes(spec: PacedSpec, user: BenchUser | undefined): Buffer {
-  const lines = [`${spec.method} ${spec.path} HTTP/1.1`, "Host: 127.0.0.1", "Connection: keep-alive"];
-  if (user) lines.push(`Authorization: ${basicAuth(user)}`);
-  if (spec.body !== undefined) lines.push("Content-Type: application/x-www-form-urlencoded", `Content-Length: ${Buffer.byteLength(spec.body)}`);
-  return Buffer.from(`${lines.join("\r\n")}\r\n\r\n${spec.body ?? ""}`);
-}
-
-/** A keep-alive socket that reads whole responses (headers and a Content-Length body). */
-function open(port: number, answer: (c: Connection, status: number) => void, lost: () => void): Promise<Connection> {
-  return new Promise((resolve, reject) => {
-    const c: Connection = { socket: net.connect({ host: "127.0.0.1", port }, () => resolve(c)), busy: false, dueAt: 0, pending: Buffer.alloc(0) };
-    c.socket.setNoDelay(true);
-    c.socket.on("error", reject);
-    c.socket.on("close", () => c.busy && lost());
-    c.socket.on("data", (chunk: Buffer) => {
-      c.pending = c.pending.length === 0 ? chunk : Buffer.concat([c.pending, chunk]);
-      const headerEnd = c.pending.indexOf("\r\n\r\n");
-      if (headerEnd < 0) return;
-      const head = c.pending.subarray(0, headerEnd).toString("latin1");
-      const end = headerEnd + 4 + Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-      if (c.pending.length < end) return;
-      c.pending = c.pending.subarray(end);
-      answer(c, Number(head.slice(9, 12)));
-    });
-  });
 }

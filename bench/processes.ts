@@ -54,6 +54,16 @@ export function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
+/**
+ * Milliseconds the process's main thread (where Parley's JavaScript and SQLite run) has spent
+ * on a CPU (Linux /proc schedstat, nanosecond resolution): a cost that, unlike wall time,
+ * hardly depends on what else the shared machine runs.
+ */
+export function mainThreadCpuMs(pid: number): number {
+  const ns = Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[0]);
+  return ns / 1e6;
+}
+
 function serverOf(child: ChildProcess, port: number): Server {
   return {
     port,

@@ -1,4 +1,5 @@
 /** What a bench row is, and what it gets to run with. */
+import type { LoadClient } from "./load.js";
 import type { BenchRealm } from "./seed.js";
 
 /** The bare baseline's request shape a row's req/s is divided by (GET, or POST with a form body). */
@@ -22,6 +23,8 @@ export interface Row {
   users: number;
   /** Measured against a bare baseline of this shape right before; absent: no ratio. */
   shape?: Shape;
+  /** The load generator of the row and of its baseline (default autocannon). */
+  client?: LoadClient;
   run(env: PhaseEnv): Promise<RowResult>;
 }
 

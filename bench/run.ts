@@ -15,7 +15,7 @@ import { loadConfig } from "../src/config.js";
 import type { AppContext } from "../src/context.js";
 import { createContext } from "../src/server.js";
 import { GOALS } from "./goals.js";
-import { runLoad, type LoadResult } from "./load.js";
+import { runLoad, type LoadClient, type LoadResult } from "./load.js";
 import { PARLEY_BENCH_ENV, startBare, startParley, type Server } from "./processes.js";
 import { machine, markdownReport, outcomeOf, writeJson, type RowOutcome } from "./report.js";
 import { rowKey, sizeLabel, type PhaseEnv, type Row, type RowResult, type Shape } from "./row.js";
@@ -41,8 +41,8 @@ function log(line: string): void {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 }
 
-const baselineOf = (port: number, shape: Shape): Promise<LoadResult> =>
-  runLoad(port, shape === "GET" ? { path: "/bare" } : { method: "POST", path: "/bare", body: SEND_BODY });
+const baselineOf = (port: number, shape: Shape, client?: LoadClient): Promise<LoadResult> =>
+  runLoad(port, shape === "GET" ? { path: "/bare", client } : { method: "POST", path: "/bare", body: SEND_BODY, client });
 
 /** Runs one size's rows against a fresh Parley process; the realm has `users` humans by then. */
 async function runPhase(rows: Row[], realm: BenchRealm, bare: Server, dataDir: string, outcomes: RowOutcome[], results: Map<string, RowResult>): Promise<void> {
@@ -72,7 +72,7 @@ async function runPhase(rows: Row[], realm: BenchRealm, bare: Server, dataDir: s
       let baseline: LoadResult | undefined;
       let result: RowResult | Error;
       try {
-        if (row.shape) baseline = await baselineOf(bare.port, row.shape);
+        if (row.shape) baseline = await baselineOf(bare.port, row.shape, row.client);
         result = await row.run(env);
         results.set(rowKey(row), result);
       } catch (err) {

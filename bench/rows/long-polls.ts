@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { api, form } from "../http-client.js";
 import { percentile } from "../load.js";
 import { PollPool } from "../long-polls.js";
-import { rssMb } from "../processes.js";
+import { mainThreadCpuMs, rssMb } from "../processes.js";
 import type { PhaseEnv, Row, RowResult } from "../row.js";
 import { EVERYONE_CHANNEL } from "../seed.js";
 
@@ -37,19 +37,24 @@ const everyonePolling = (env: PhaseEnv): Promise<Pollers> =>
 async function fanout(env: PhaseEnv): Promise<RowResult> {
   const { pool } = await everyonePolling(env);
   const times: number[] = [];
+  const cpuMs: number[] = [];
   for (let i = 0; i < FANOUT_REPEATS; i++) {
     const token = `fanout${randomBytes(6).toString("hex")}`;
     const body = form({ type: "stream", to: EVERYONE_CHANNEL, topic: "fan-out", content: `Hello all ${token}` });
+    const cpuBefore = mainThreadCpuMs(env.pid);
     times.push(await pool.timeUntilAllReceive(token, () => api(env.port, env.realm.owner, "POST", "/messages", body)));
+    cpuMs.push(mainThreadCpuMs(env.pid) - cpuBefore);
     await pause(200);
   }
   times.sort((a, b) => a - b);
+  cpuMs.sort((a, b) => a - b);
+  const serverCpuMs = Math.round(percentile(cpuMs, 50) * 100) / 100;
   return {
     p50: percentile(times, 50),
     p99: Math.round(times[times.length - 1] * 100) / 100,
     failures: pool.failures,
-    figures: { queues: pool.size },
-    note: `p50 = median, p99 = max of ${FANOUT_REPEATS} sends: from the send until every subscriber's waiting poll returned the message`,
+    figures: { queues: pool.size, serverCpuMs, serverCpuUsPerPoll: Math.round((serverCpuMs * 1000) / pool.size) },
+    note: `p50 = median, p99 = max of ${FANOUT_REPEATS} sends: from the send until every subscriber's waiting poll returned the message; server main thread's CPU per send (median) ${serverCpuMs} ms`,
   };
 }
 

@@ -19,11 +19,13 @@ import {
   type QueryResult,
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
+import { allRows } from "./sqlite-rows.js";
+import type { WalSync } from "./wal-sync.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, walSync: WalSync | null): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(new CommitGroup(writer), reader),
+    createDriver: () => new GroupCommitDriver(new CommitGroup(writer, walSync), reader, walSync),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -33,6 +35,7 @@ class GroupCommitDriver implements Driver {
   constructor(
     private readonly group: CommitGroup,
     private readonly reader: SQLite.Database | null,
+    private readonly walSync: WalSync | null,
   ) {}
 
   async init(): Promise<void> {}
@@ -74,7 +77,8 @@ class GroupCommitDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
-    this.group.flush();
+    await this.group.settle();
+    this.walSync?.close();
     this.reader?.close();
     this.group.writer.close();
   }
@@ -130,7 +134,7 @@ class LogicalConnection implements DatabaseConnection {
 
 function run<R>(stmt: SQLite.Statement, query: CompiledQuery): QueryResult<R> {
   const parameters = query.parameters as unknown[];
-  if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+  if (stmt.reader) return { rows: allRows<R>(stmt, parameters) };
   const { changes, lastInsertRowid } = stmt.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }

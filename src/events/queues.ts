@@ -34,9 +34,12 @@ export class PolledEvents {
     return this.shared.map((e, i) => e.withId(this.firstId + i));
   }
 
-  /** `"events":[…]`, the same bytes as JSON.stringify of events(), without building them. */
-  json(): Buffer {
-    return eventsJson(this.shared, this.firstId);
+  /**
+   * `"events":[…]`, the same bytes as JSON.stringify of events(), without building them;
+   * between `before` and `after` when given (a response body's envelope).
+   */
+  json(before?: Buffer, after?: Buffer): Buffer {
+    return eventsJson(this.shared, this.firstId, before, after);
   }
 }
 
@@ -61,10 +64,25 @@ export interface QueueOptions {
   emptyTopicDisplayName: string;
 }
 
+/**
+ * Who answers a waiting poll. Called synchronously, in the turn that wakes the poll (an
+ * event queued, the heartbeat, shutdown), so a fan-out to many polls takes no promise
+ * hop per poll; called at most once per poll.
+ */
+export interface PollWaiter {
+  /** The queue's events (or a heartbeat, or none when the client went away). */
+  answer(events: PolledEvents): void;
+  /** The poll ends with this error (the user was deactivated meanwhile). */
+  fail(error: Error): void;
+}
+
+/** A poll waiting on its queue. */
 interface Waiter {
-  resolve: (events: PolledEvents | null) => void;
-  reject: (error: Error) => void;
+  waiter: PollWaiter;
   timer: NodeJS.Timeout;
+  /** The client's connection and its close listener, while the poll waits. */
+  connection: CloseNotifier | undefined;
+  gone: (() => void) | undefined;
 }
 
 export class EventQueue {
@@ -322,7 +340,19 @@ export class QueueManager {
    * or wait for the next one (or a heartbeat after longPollSeconds). The events come as
    * PolledEvents: their JSON is built from shared bytes.
    */
-  async poll(req: FetchRequest): Promise<PolledEvents> {
+  poll(req: FetchRequest): Promise<PolledEvents> {
+    return new Promise((resolve, reject) => {
+      const now = this.pollOrWait(req, { answer: resolve, fail: reject });
+      if (now !== null) resolve(now);
+    });
+  }
+
+  /**
+   * poll() without a promise: the events to answer at once, or null when the poll waits;
+   * `waiter` is then answered later (see PollWaiter). A client going away (its
+   * connection's close) ends the wait with no events.
+   */
+  pollOrWait(req: FetchRequest, waiter: PollWaiter): PolledEvents | null {
     const q = this.access(req.userId, req.queueId);
     if (req.lastEventId < q.newestPrunedId) throw new ApiError(`An event newer than ${req.lastEventId} has already been pruned!`);
     q.prune(req.lastEventId);
@@ -335,26 +365,34 @@ export class QueueManager {
     const connection = req.connection;
     // After stop() no poll waits: the server is closing and would wait for it.
     if (q.size > 0 || req.dontBlock || this.stopped || connection?.destroyed) return q.polled();
-    let gone: (() => void) | undefined;
-    const events = await new Promise<PolledEvents | null>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        q.waiter = null;
-        q.push(HEARTBEAT);
-        resolve(q.polled());
-      }, this.deps.config.longPollSeconds * 1000);
-      q.waiter = { resolve, reject, timer };
-      if (connection === undefined) return;
-      gone = () => {
-        if (q.waiter?.resolve !== resolve) return;
-        clearTimeout(timer);
-        q.waiter = null;
-        resolve(null);
+    const w: Waiter = { waiter, timer: setTimeout(this.heartbeat, this.deps.config.longPollSeconds * 1000, q), connection, gone: undefined };
+    if (connection !== undefined) {
+      w.gone = () => {
+        if (q.waiter !== w) return;
+        this.release(q, w);
+        w.waiter.answer(NO_EVENTS);
       };
-      connection.once("close", gone);
-    });
-    if (gone) req.connection!.off("close", gone);
+      connection.once("close", w.gone);
+    }
+    q.waiter = w;
+    return null;
+  }
+
+  /** A poll that waited longPollSeconds gets a heartbeat. */
+  private readonly heartbeat = (q: EventQueue): void => {
+    const w = q.waiter;
+    if (w === null) return;
+    q.push(HEARTBEAT);
+    this.release(q, w);
+    w.waiter.answer(q.polled());
+  };
+
+  /** The queue's poll stops waiting (its timer and close listener go): it is about to be answered. */
+  private release(q: EventQueue, w: Waiter): void {
+    q.waiter = null;
+    clearTimeout(w.timer);
+    if (w.gone !== undefined) w.connection!.off("close", w.gone);
     q.lastConnectionTime = this.deps.now();
-    return events ?? NO_EVENTS;
   }
 
   /** Adds an event to a queue (also used by /register for events queued during the state fetch). */
@@ -437,10 +475,9 @@ export class QueueManager {
     for (const q of [...this.store.forUser(userId)]) {
       if (q.opts.realmId !== realmId) continue;
       const w = q.waiter;
-      q.waiter = null;
       if (w) {
-        clearTimeout(w.timer);
-        w.reject(new UnauthorizedError("Account is deactivated"));
+        this.release(q, w);
+        w.waiter.fail(new UnauthorizedError("Account is deactivated"));
       }
       this.store.delete(q.id);
     }
@@ -456,9 +493,8 @@ export class QueueManager {
   private finish(q: EventQueue): void {
     const w = q.waiter;
     if (!w) return;
-    q.waiter = null;
-    clearTimeout(w.timer);
-    w.resolve(q.polled());
+    this.release(q, w);
+    w.waiter.answer(q.polled());
   }
 }
 

@@ -37,22 +37,26 @@ export class SharedEvent {
 }
 
 const EVENTS_OPEN = Buffer.from('"events":[');
+const NOTHING = Buffer.alloc(0);
 
 /**
  * `"events":[…]` for consecutive queued events whose first id is firstId: the same bytes
- * as JSON.stringify of their withId copies, written into one buffer.
+ * as JSON.stringify of their withId copies, written into one buffer, between `before` and
+ * `after` (a whole response body is then one buffer, copied once).
  */
-export function eventsJson(events: readonly SharedEvent[], firstId: number): Buffer {
+export function eventsJson(events: readonly SharedEvent[], firstId: number, before: Buffer = NOTHING, after: Buffer = NOTHING): Buffer {
   const parts = events.map((e, i) => e.jsonWithId(firstId + i));
-  let length = EVENTS_OPEN.length + 1 + Math.max(0, events.length - 1);
+  let length = before.length + EVENTS_OPEN.length + 1 + Math.max(0, events.length - 1) + after.length;
   for (const p of parts) length += p.open.length + p.close.length; // close is ASCII
   const out = Buffer.allocUnsafe(length);
-  let at = EVENTS_OPEN.copy(out, 0);
+  let at = before.copy(out, 0);
+  at += EVENTS_OPEN.copy(out, at);
   parts.forEach((p, i) => {
     if (i > 0) out[at++] = 0x2c; // ","
     at += p.open.copy(out, at);
     at += out.write(p.close, at, "latin1");
   });
-  out[at] = 0x5d; // "]"
+  out[at++] = 0x5d; // "]"
+  after.copy(out, at);
   return out;
 }

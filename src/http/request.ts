@@ -1,10 +1,12 @@
 /** The request as views see it: realm, caller, merged parameters. */
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
 import type { Realm, User } from "../db/schema.js";
 
 export interface ApiRequest {
   raw: FastifyRequest;
+  /** Fastify's reply, for a view that answers later by itself (a waiting long-poll: see ANSWERED_LATER). */
+  reply: FastifyReply;
   ctx: AppContext;
   /** The realm the request's host names (or the caller's realm when authenticated). */
   realm: Realm;
@@ -29,5 +31,8 @@ export interface AuthedRequest extends ApiRequest {
 
 /** What a view returns: the endpoint's fields, added after result and msg. */
 export type ViewResult = Record<string, unknown>;
+
+/** Returned by a view that hijacked the reply and answers the request itself, later. */
+export const ANSWERED_LATER: ViewResult = Object.freeze({});
 export type View = (req: AuthedRequest) => Promise<ViewResult>;
 export type PublicView = (req: ApiRequest) => Promise<ViewResult>;

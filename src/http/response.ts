@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import type { ApiRequest, ViewResult } from "./request.js";
 import { acceptsGzip, gzipCopyOf } from "./gzip-bodies.js";
+import { NO_STORE } from "./cache-control.js";
 
 /** Parameters every endpoint accepts silently. */
 const ALWAYS_ACCEPTED = new Set(["client"]);
@@ -41,7 +42,7 @@ export function successBody(req: ApiRequest, data: ViewResult): Record<string, u
 }
 
 export const SUCCESS_HEAD = '{"result":"success","msg":"",';
-const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
+export const SUCCESS_HEAD_BYTES = Buffer.from(SUCCESS_HEAD);
 
 /**
  * A response body: JSON text, or UTF-8 bytes, or UTF-8 parts sent one after the other (a
@@ -53,11 +54,16 @@ export type JsonBody = string | Buffer | readonly Buffer[];
 export function successJson(req: ApiRequest, data: ViewResult): JsonBody {
   const serialized = data[SERIALIZED_FIELDS as unknown as string] as string | Buffer[] | undefined;
   if (serialized === undefined) return JSON.stringify(successBody(req, data)) + "\n";
-  const ignored = ignoredParameters(req);
-  const tail = `${ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : ""}}\n`;
+  const tail = successTail(req);
   if (typeof serialized === "string") return SUCCESS_HEAD + serialized + tail;
   if (serialized.length === 2 && tail === PLAIN_TAIL) return wrappedOnce(serialized[0], serialized[1]);
   return [SUCCESS_HEAD_BYTES, ...serialized, Buffer.from(tail)];
+}
+
+/** What follows pre-serialized fields in the success envelope: `}` and a newline, after any ignored parameters. */
+export function successTail(req: ApiRequest): string {
+  const ignored = ignoredParameters(req);
+  return ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}}\n` : PLAIN_TAIL;
 }
 
 const PLAIN_TAIL = "}\n";
@@ -89,7 +95,7 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
 }
 
 export function sendJsonText(reply: FastifyReply, status: number, json: JsonBody): FastifyReply {
-  reply.code(status).header("content-type", "application/json").header("cache-control", "no-store, no-cache, must-revalidate, max-age=0");
+  reply.code(status).header("content-type", "application/json").header("cache-control", NO_STORE);
   if (typeof json === "string") return reply.send(json);
   if (Buffer.isBuffer(json)) {
     if (!largeCachedBodies.has(json)) return reply.send(json);

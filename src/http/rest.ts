@@ -15,7 +15,7 @@ import { readMultipartBody } from "./body/multipart.js";
 import { rateLimitError } from "./rate-limit.js";
 import { subdomainFromHost } from "../lib/realm-host.js";
 import { userAgentProduct } from "../lib/user-agent.js";
-import type { ApiRequest, AuthedRequest, PublicView, View } from "./request.js";
+import { ANSWERED_LATER, type ApiRequest, type AuthedRequest, type PublicView, type View } from "./request.js";
 import { sendJson, sendJsonText, successJson } from "./response.js";
 import type { Method, RouteDef } from "./route.js";
 
@@ -98,7 +98,7 @@ async function dispatch(
   if (def.auth === "user" || (def.auth === "optional" && (request.headers.authorization !== undefined || spectatorSession !== undefined))) {
     const { user, realm, session } = await authenticateRequest(ctx, request, subdomain, spectatorSession);
     if (!def.exemptFromRateLimit) await applyUserRateLimit(ctx, reply, user.id);
-    req = makeRequest(ctx, request, realm, user, pathParams);
+    req = makeRequest(ctx, request, reply, realm, user, pathParams);
     if (session) req.sessionId = session.id;
   } else {
     if (def.auth === "optional") parseBasicAuth(request.headers.authorization);
@@ -107,9 +107,11 @@ async function dispatch(
     const realm = await ctx.caches.realms.findBySubdomain(ctx.db, subdomain);
     if (!realm && def.rootWithoutRealm && subdomain === "") return sendJson(reply, 200, { result: "success", msg: "", ...(await def.rootWithoutRealm(ctx, request)) });
     if (!realm) throw def.unknownRealmError?.() ?? new ApiError("Invalid subdomain", { status: 404, code: "NONEXISTENT_SUBDOMAIN" });
-    req = makeRequest(ctx, request, realm, null, pathParams);
+    req = makeRequest(ctx, request, reply, realm, null, pathParams);
   }
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
+  // A waiting long-poll: the view hijacked the reply and answers when its queue wakes it.
+  if (data === ANSWERED_LATER) return reply;
   return sendJsonText(reply, 200, successJson(req, data));
 }
 
@@ -127,6 +129,7 @@ async function applyUserRateLimit(ctx: AppContext, reply: FastifyReply, userId: 
 function makeRequest(
   ctx: AppContext,
   raw: FastifyRequest,
+  reply: FastifyReply,
   realm: ApiRequest["realm"],
   user: ApiRequest["user"],
   pathParams: Record<string, string>,
@@ -135,6 +138,7 @@ function makeRequest(
   const client = params.get("client");
   return {
     raw,
+    reply,
     ctx,
     realm,
     user,

@@ -118,19 +118,18 @@ const messageForReader = compiledOnce((db, flagsUserId: number, subscriberId: nu
         .select(jsonObjectsAgg(db, { id: "l.id", order: "l.order", pattern: "l.pattern", url_template: "l.url_template" }).as("j"))
         .whereRef("l.realm_id", "=", "m.realm_id")
         .as("linkifiers_json"),
-      // Direct messages: the sender and the other person, or the group's members.
+      // Direct messages: the sender and the other person, or the group's members, each
+      // found by primary key (CROSS JOIN keeps SQLite from scanning the realm's users instead).
       sql<string | null>`case when m.channel_id is null then (
-        select ${jsonObjectsAgg(db, userFields("u"))} from users as u
-        where u.realm_id = m.realm_id and (
-          u.id = m.sender_id
-          or u.id in (select rp.type_id from recipients as rp where rp.id = m.recipient_id and rp.type = ${sql.lit(RECIPIENT_PERSONAL)})
-          or u.id in (
-            select g_ids.value from recipients as rg
+        select ${jsonObjectsAgg(db, userFields("u"))} from (
+          select m.sender_id as id
+          union select rp.type_id from recipients as rp where rp.id = m.recipient_id and rp.type = ${sql.lit(RECIPIENT_PERSONAL)}
+          union select g_ids.value from recipients as rg
             join direct_message_groups as g on g.id = rg.type_id,
             ${commaSeparatedIntegers(db, "g.member_key", "g_ids")}
             where rg.id = m.recipient_id and rg.type = ${sql.lit(RECIPIENT_DM_GROUP)}
-          )
-        )
+        ) as p cross join users as u
+        where u.id = p.id and u.realm_id = m.realm_id
       ) end`.as("participants_json"),
     ])
     .where("m.realm_id", "=", realmId)

@@ -10,8 +10,9 @@ import { p, v, type Validator } from "../params/kinds.js";
 import { paramMessages as m } from "../params/messages.js";
 import { parseParams } from "../params/parse.js";
 import { realmHost } from "../../lib/realm-host.js";
-import type { AuthedRequest, ViewResult } from "../request.js";
-import { serializedFields } from "../response.js";
+import { ANSWERED_LATER, type AuthedRequest, type ViewResult } from "../request.js";
+import { serializedFields, successTail } from "../response.js";
+import { LongPollReply } from "../long-poll-reply.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 import { answerFromQueueNode } from "./events-forward.js";
@@ -137,13 +138,22 @@ async function getEvents(req: AuthedRequest): Promise<ViewResult> {
     return { events: queue.contents(), queue_id: queue.id };
   }
   if (params.last_event_id === undefined) throw new ApiError("Missing 'last_event_id' argument");
-  const polled = await queues.poll({
-    userId: req.user.id,
-    queueId: params.queue_id,
-    lastEventId: params.last_event_id,
-    dontBlock: params.dont_block,
-    connection: closeNotifierOf(req.raw.raw.socket),
-  });
+  const waiter = new LongPollReply();
+  const polled = queues.pollOrWait(
+    {
+      userId: req.user.id,
+      queueId: params.queue_id,
+      lastEventId: params.last_event_id,
+      dontBlock: params.dont_block,
+      connection: closeNotifierOf(req.raw.raw.socket),
+    },
+    waiter,
+  );
+  if (polled === null) {
+    // The poll waits: the waiter answers it on Node's response when the queue wakes it.
+    waiter.start(req.reply, successTail(req));
+    return ANSWERED_LATER;
+  }
   // Already serialized: each shared event's JSON is built once for every queue that gets it.
   return serializedFields([polled.json()]);
 }
