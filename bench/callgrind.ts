@@ -27,7 +27,8 @@ export async function startCounted(script: string, args: string[], env: NodeJS.P
     stdio: ["ignore", log, log],
   });
   fs.closeSync(log);
-  for (let i = 0; i < 1200; i++) {
+  // A loaded shared machine can take many minutes to start Node under valgrind.
+  for (let i = 0; i < 3600; i++) {
     if (child.exitCode !== null) throw new Error(`${script} exited with code ${child.exitCode} (see ${dir})`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}${readyPath}`)).status < 500) return { port, child, outFile };
@@ -37,7 +38,7 @@ export async function startCounted(script: string, args: string[], env: NodeJS.P
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill();
-  throw new Error(`${script} did not answer within 5 minutes under valgrind`);
+  throw new Error(`${script} did not answer within 15 minutes under valgrind`);
 }
 
 export async function stop(server: Counted): Promise<void> {
