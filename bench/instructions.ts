@@ -20,7 +20,7 @@
  * Parley runs as `parley serve` with its default configuration (access log on, to a file),
  * rate limits off, on a fresh SQLite organization made by `create-realm`.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -28,7 +28,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { api, basicAuth, form, type BenchUser } from "./http-client.js";
-import { freePort } from "./processes.js";
+import { countInstructions, startCounted, stop, type Counted } from "./callgrind.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
@@ -66,68 +66,9 @@ function options(argv: string[]): Options {
   };
 }
 
-/** A server under callgrind, counting nothing until the first measured request. */
-interface Counted {
-  port: number;
-  child: ChildProcess;
-  outFile: string;
-}
-
-async function startCounted(script: string, args: string[], env: NodeJS.ProcessEnv, dir: string, readyPath: string): Promise<Counted> {
-  const port = await freePort();
-  const outFile = path.join(dir, `callgrind.${path.basename(script, ".js")}.out`);
-  const log = fs.openSync(path.join(dir, `server-${port}.log`), "a");
-  const child = spawn("valgrind", ["--tool=callgrind", `--callgrind-out-file=${outFile}`, process.execPath, script, ...args], {
-    env: { ...env, PORT: String(port) },
-    stdio: ["ignore", log, log],
-  });
-  fs.closeSync(log);
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with code ${child.exitCode} (see ${dir})`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}${readyPath}`)).status < 500) return { port, child, outFile };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill();
-  throw new Error(`${script} did not answer within 5 minutes under valgrind`);
-}
-
-async function stop(server: Counted): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    server.child.once("exit", () => resolve());
-    server.child.kill();
-  });
-}
-
 /** Instructions the server spent on `requests` requests of one kind (the server is warm). */
-async function measure(server: Counted, kind: Kind, user: BenchUser | undefined, opts: Options): Promise<number> {
-  const pid = String(server.child.pid);
-  await run("callgrind_control", ["--zero", pid]);
-  await drive(server.port, kind, user, opts.requests, opts.connections);
-  // Each dump writes a new numbered file next to outFile; its `totals:` line is the count since the zero.
-  const before = new Set(fs.readdirSync(path.dirname(server.outFile)));
-  await run("callgrind_control", [`--dump=${kind.name}`, pid]);
-  const dump = fs.readdirSync(path.dirname(server.outFile)).find((f) => !before.has(f) && f.startsWith(path.basename(server.outFile)));
-  if (!dump) throw new Error("callgrind wrote no dump");
-  const text = fs.readFileSync(path.join(path.dirname(server.outFile), dump), "utf8");
-  const totals = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
-  if (!totals) throw new Error(`no totals in ${dump}`);
-  return Number(totals[1]) - (await optimizingCompiler(path.join(path.dirname(server.outFile), dump)));
-}
-
-/**
- * Instructions of V8's optimizing compiler in a dump. Its jobs run on a background thread
- * (another core, natively), come in bursts long after the warm-up (a function deoptimized
- * and compiled again), and would make rounds differ by half: they are left out of the count.
- */
-async function optimizingCompiler(dump: string): Promise<number> {
-  const { stdout } = await run("callgrind_annotate", ["--inclusive=yes", "--threshold=100", dump], { maxBuffer: 1 << 28 });
-  const line = /^\s*([\d,]+) .*OptimizingCompileDispatcher::CompileTask::RunInternal/m.exec(stdout);
-  return line ? Number(line[1].replace(/,/g, "")) : 0;
+function measure(server: Counted, kind: Kind, user: BenchUser | undefined, opts: Options): Promise<number> {
+  return countInstructions(server, kind.name, () => drive(server.port, kind, user, opts.requests, opts.connections));
 }
 
 /** `total` requests over `connections` keep-alive sockets, each sending its next on the previous answer. */

@@ -107,7 +107,7 @@ export class PollPool {
    * Milliseconds from calling `send` until every poll has returned an answer containing
    * `token` (a string unique to the message sent).
    */
-  async timeUntilAllReceive(token: string, send: () => Promise<unknown>, timeoutMs = 120_000): Promise<number> {
+  async timeUntilAllReceive(token: string, send: () => Promise<unknown>, timeoutMs = 120_000, beforeRepolls?: () => Promise<unknown>): Promise<number> {
     this.held = [];
     const start = performance.now();
     const allReceived = new Promise<number>((resolve, reject) => {
@@ -116,6 +116,8 @@ export class PollPool {
     });
     try {
       const [doneAt] = await Promise.all([allReceived, send()]);
+      // The polls poll again only after this (a count of the server's work ends before them).
+      await beforeRepolls?.();
       return doneAt - start;
     } finally {
       this.watch = null;

@@ -105,3 +105,21 @@ it("writes valid JSON lines in pino's shape whatever the path holds", async () =
     expect(entry.pid).toBe(process.pid);
   }
 });
+
+it("writes the line of a waiting GET /events when its queue answers it (the reply bypasses Fastify's send)", async () => {
+  const auth = (user: typeof realm.member) => ({ host: realm.host, authorization: basicAuth(user), "content-type": "application/x-www-form-urlencoded" });
+  const reg = await app.inject({ method: "POST", url: "/api/v1/register", headers: auth(realm.other), payload: new URLSearchParams({ event_types: '["message"]' }).toString() });
+  const { queue_id, last_event_id } = reg.json() as { queue_id: string; last_event_id: number };
+  const before = lines.length;
+  const poll = app.inject({ method: "GET", url: `/api/v1/events?queue_id=${queue_id}&last_event_id=${last_event_id}`, headers: auth(realm.other) });
+  await new Promise((r) => setTimeout(r, 100));
+  const sent = await app.inject({ method: "POST", url: "/api/v1/messages", headers: auth(realm.member), payload: new URLSearchParams({ type: "direct", to: `[${realm.other.id}]`, content: "hi" }).toString() });
+  expect(sent.statusCode).toBe(200);
+  expect((await poll).statusCode).toBe(200);
+  await linesHandedOver();
+  const logged = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const answered = logged.filter((l) => l.path !== "/api/v1/register");
+  expect(answered.map((l) => `${String(l.method)} ${String(l.path)} ${String(l.statusCode)}`).sort()).toEqual(["GET /api/v1/events 200", "POST /api/v1/messages 200"]);
+  const waited = logged.find((l) => l.path === "/api/v1/events")!;
+  expect(waited.ms as number, "the poll's time counts its wait").toBeGreaterThanOrEqual(90);
+});
