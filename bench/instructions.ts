@@ -166,11 +166,17 @@ async function main(): Promise<void> {
   const parley = await startCounted(cli, ["serve"], env, dir, "/api/v1/server_settings");
   try {
     const sent = await api<{ id: number }>(parley.port, owner, "POST", "/messages", form({ type: "private", to: JSON.stringify([owner.id]), content: "Hello" }));
+    // The load bench's message: a channel message with Markdown, a link and an emoji.
+    const inChannel = await api<{ id: number }>(parley.port, owner, "POST", "/messages", form({ type: "stream", to: "general", topic: "load", content: "Hello **everyone**, see https://example.com :smile:" }));
+    const current = await api<{ presence_last_update_id: number }>(parley.port, owner, "POST", "/users/me/presence", form({ status: "active", last_update_id: -1 }));
     const kinds: Kind[] = [
       { name: "GET /server_settings", method: "GET", path: "/api/v1/server_settings", auth: false },
       { name: "GET /users/me", method: "GET", path: "/api/v1/users/me", auth: true },
       { name: "GET /messages/{id}", method: "GET", path: `/api/v1/messages/${sent.id}`, auth: true },
+      { name: "GET /messages/{id} (channel)", method: "GET", path: `/api/v1/messages/${inChannel.id}`, auth: true },
       { name: "POST /users/me/presence", method: "POST", path: "/api/v1/users/me/presence", body: form({ status: "active", last_update_id: 0 }), auth: true },
+      // As a client polls (and the load bench's incremental rows): changes since the id it was last given.
+      { name: "POST /users/me/presence (incremental)", method: "POST", path: "/api/v1/users/me/presence", body: form({ status: "active", last_update_id: current.presence_last_update_id }), auth: true },
     ];
     results.push(...(await measureAll(parley, kinds.filter((k) => wanted(k.name)), owner, opts)));
   } finally {

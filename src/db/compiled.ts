@@ -2,7 +2,8 @@
  * Queries compiled once. Kysely builds and compiles a query's SQL on every call, which
  * was a third of a cheap request's CPU. For hot, fixed-shape queries, `compiledOnce`
  * compiles the builder the first time (per database handle) and afterwards runs the same
- * SQL text with the new parameters (which the SQLite driver also finds prepared).
+ * SQL text with the new parameters (which the SQLite driver also finds prepared, and
+ * PostgreSQL runs as a named prepared statement: prepared-statements.ts).
  *
  * Only for builders whose parameters are exactly the arguments, in order (plain `=`
  * comparisons; no `in` lists, limits or literals that would add or reorder parameters;
@@ -15,6 +16,7 @@
  */
 import type { CompiledQuery, Compilable, DialectAdapter } from "kysely";
 import type { Queryable } from "./tx.js";
+import { prepareOnPostgres } from "./prepared-statements.js";
 
 export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...args: A) => Compilable<R>) {
   const compiled = new WeakMap<DialectAdapter, CompiledQuery<R>>();
@@ -27,6 +29,7 @@ export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...a
         throw new Error(`compiledOnce: parameters of ${query.sql} are not its arguments`);
       }
       compiled.set(adapter, query);
+      prepareOnPostgres(query.sql);
     }
     // Same SQL and query node (plugins and the NUL guard still see a SELECT), new parameters.
     const result = await db.executeQuery<R>({ ...query, parameters: args });

@@ -9,6 +9,7 @@ import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
 import { WalSync } from "./wal-sync.js";
 import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
+import { usePreparedStatements } from "./prepared-statements.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -40,7 +41,10 @@ export function openDb(opts: DbOptions): Kysely<DB> {
     // A connection lost while checked out (between the statements of a transaction) reports
     // on the client itself, and node-postgres would crash the process for want of a listener.
     // The client's next query fails (a 503, see db/unavailable.ts) and the pool drops it.
-    pool.on("connect", (client) => client.on("error", () => undefined));
+    pool.on("connect", (client) => {
+      client.on("error", () => undefined);
+      usePreparedStatements(client);
+    });
     return new Kysely<DB>({ dialect: withNulGuard(new PostgresDialect({ pool })), log: queryLogger(opts) });
   }
   const file = opts.sqlitePath ?? ":memory:";
