@@ -10,8 +10,7 @@ import * as m0012 from "./0012-custom-emoji-upload.js";
 import * as m0013 from "./0013-stored-files.js";
 import * as m0014 from "./0014-channel-name-lookup.js";
 import * as m0015 from "./0015-sessions.js";
-import * as m0016 from "./0016-unread-indexes.js";
-import * as m0017 from "./0017-drop-unread-index.js";
+import * as m0016 from "./0016-direct-message-index.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -24,8 +23,7 @@ const migrations: Record<string, Migration> = {
   "0013-stored-files": m0013,
   "0014-channel-name-lookup": m0014,
   "0015-sessions": m0015,
-  "0016-unread-indexes": m0016,
-  "0017-drop-unread-index": m0017,
+  "0016-direct-message-index": m0016,
 };
 
 export const migrationProvider: MigrationProvider = {
