@@ -7,7 +7,6 @@ import { Kysely, Migrator, PostgresDialect } from "kysely";
 import type { DB } from "./schema.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
-import { WalSync } from "./wal-sync.js";
 import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 import { usePreparedStatements } from "./prepared-statements.js";
 
@@ -51,20 +50,15 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma("journal_mode = WAL");
-  // Every acknowledged commit survives a power loss, not only a process crash: the WAL is
-  // on disk before a transaction resolves. SQLite's synchronous=FULL would fsync inside
-  // each COMMIT, on the event loop; instead the commit group fsyncs the WAL in the thread
-  // pool after the COMMIT and resolves the group's transactions only then (wal-sync.ts),
-  // so NORMAL here loses nothing that was acknowledged. Concurrent transactions share
-  // their commits (group-commit.ts).
-  const inMemory = file === ":memory:";
-  database.pragma(inMemory ? "synchronous = FULL" : "synchronous = NORMAL");
+  // FULL syncs the WAL on every commit: a committed message survives a power loss, not
+  // only a process crash (NORMAL may roll back the last commits after an OS crash).
+  // Concurrent transactions share their commits (group-commit.ts).
+  database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  const reader = inMemory ? null : openReader(file);
-  const walSync = inMemory ? null : new WalSync(`${file}-wal`, reader);
+  const reader = file === ":memory:" ? null : openReader(file);
   const db = new Kysely<DB>({
-    dialect: withNulGuard(groupCommitSqliteDialect(withStatementCache(database), reader && withStatementCache(reader), walSync)),
+    dialect: withNulGuard(groupCommitSqliteDialect(withStatementCache(database), reader && withStatementCache(reader))),
     log: queryLogger(opts),
   });
   // The writer: its data_version moves only when another process commits (the caches watch it).

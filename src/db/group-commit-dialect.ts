@@ -20,12 +20,11 @@ import {
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
 import { allRows } from "./sqlite-rows.js";
-import type { WalSync } from "./wal-sync.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, walSync: WalSync | null): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(new CommitGroup(writer, walSync), reader, walSync),
+    createDriver: () => new GroupCommitDriver(new CommitGroup(writer), reader),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -35,7 +34,6 @@ class GroupCommitDriver implements Driver {
   constructor(
     private readonly group: CommitGroup,
     private readonly reader: SQLite.Database | null,
-    private readonly walSync: WalSync | null,
   ) {}
 
   async init(): Promise<void> {}
@@ -77,8 +75,7 @@ class GroupCommitDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
-    await this.group.settle();
-    this.walSync?.close();
+    this.group.flush();
     this.reader?.close();
     this.group.writer.close();
   }

@@ -1,8 +1,9 @@
 /**
  * Group commit for SQLite: concurrent logical transactions share one durable COMMIT.
  *
- * A durable COMMIT waits for an fsync (1–13 ms on this project's machine): one commit per
- * request would cap writes at a few hundred a second. Instead, logical
+ * With synchronous=FULL every COMMIT waits for an fsync (about a millisecond here), and
+ * better-sqlite3 waits synchronously: one commit per request caps writes at about a
+ * thousand a second and stalls every other request meanwhile. Instead, logical
  * transactions run one after another, each inside a SAVEPOINT of one physical
  * transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no other process can
  * slip a write in between a read and a write). The physical transaction COMMITs once a
@@ -10,15 +11,8 @@
  * it began, or earlier when it grows past a bound. A logical transaction resolves only after that COMMIT, so nothing is
  * acknowledged or announced before it is durable; one that fails rolls back to its own
  * savepoint and the others are untouched; if the COMMIT itself fails, every member fails.
- *
- * On a database file the COMMIT does not wait for the disk: the WAL is flushed in the
- * thread pool afterwards and the members resolve after that flush (wal-sync.ts). While it
- * runs, the next group collects transactions; it commits once the flush has returned, so
- * at most one COMMIT is waiting for the disk at any time and the read connection is held
- * on the last durable snapshot until then.
  */
 import type SQLite from "better-sqlite3";
-import type { WalSync } from "./wal-sync.js";
 
 /** Commit without waiting for the loop to drain once this many transactions are pending, or this old. */
 const MAX_BATCH = 200;
@@ -42,15 +36,8 @@ export class CommitGroup {
   private commitScheduled = false;
   /** A transaction ended since the last scheduled check. */
   private joined = false;
-  /** A committed group waits for the WAL flush (the next group cannot commit before it returns). */
-  private syncing = false;
-  private readonly afterSync: Array<() => void> = [];
 
-  /** `walSync`: flush the WAL after each COMMIT, off the event loop (null: COMMIT is durable by itself, or in memory). */
-  constructor(
-    readonly writer: SQLite.Database,
-    private readonly walSync: WalSync | null = null,
-  ) {
+  constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
     // 64 KiB that journal went to a temporary file: a send to 50 subscribers touches about
     // 50 index pages, and writing them out tripled the cost of its INSERT. In memory it
@@ -113,53 +100,25 @@ export class CommitGroup {
     this.writer.exec(`release ${SAVEPOINT}`);
   }
 
-  /**
-   * Commits now if a physical transaction is open (the caller holds the writer or nobody
-   * does) and no earlier COMMIT waits for its flush (then the group commits right after it).
-   */
+  /** Commits now if a physical transaction is open (the caller holds the writer or nobody does). */
   commit(): void {
-    if (!this.open || this.syncing) return;
+    if (!this.open) return;
     const members = this.members;
     this.members = [];
     this.open = false;
-    this.walSync?.holdReader();
     try {
       this.writer.exec("commit");
     } catch (err) {
-      this.walSync?.releaseReader();
       if (this.writer.inTransaction) this.writer.exec("rollback");
       for (const m of members) m.reject(err);
       return;
     }
-    if (!this.walSync) {
-      for (const m of members) m.resolve();
-      return;
-    }
-    this.syncing = true;
-    this.walSync.sync((err) => this.synced(members, err));
+    for (const m of members) m.resolve();
   }
 
-  /** The WAL flush after a COMMIT returned: the group's members settle, the next group may commit. */
-  private synced(members: Member[], err: Error | null): void {
-    this.syncing = false;
-    this.walSync!.releaseReader();
-    // A failed flush leaves the writes' durability unknown: nobody is told they are saved.
-    for (const m of members) {
-      if (err) m.reject(err);
-      else m.resolve();
-    }
-    for (const waiter of this.afterSync.splice(0)) waiter();
-    // A transaction holding the writer commits the group when it releases it.
-    if (this.open && !this.busy) this.commit();
-  }
-
-  /** Commits what is open and waits until every COMMIT is durable (closing the database). */
-  async settle(): Promise<void> {
-    for (;;) {
-      if (this.syncing) await new Promise<void>((resolve) => this.afterSync.push(resolve));
-      else if (this.open && !this.busy) this.commit();
-      else return;
-    }
+  /** Commits any open transaction (closing the database). */
+  flush(): void {
+    if (!this.busy) this.commit();
   }
 
   private scheduleCommit(): void {

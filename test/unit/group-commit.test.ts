@@ -10,7 +10,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import { sql, type Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/connect.js";
 import { withTransaction } from "../../src/db/tx.js";
 import type { DB } from "../../src/db/schema.js";
@@ -22,8 +22,6 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** A database plus a way to read it as another process would (committed data only). */
 interface Target {
   db: Kysely<DB>;
-  /** The SQLite file, when it is one. */
-  file?: string;
   committedValues(): Promise<number[]>;
   close(): Promise<void>;
 }
@@ -35,7 +33,6 @@ async function sqliteFile(): Promise<Target> {
   const other = new SQLite(file, { readonly: true });
   return {
     db,
-    file,
     committedValues: async () => (other.prepare("select v from t order by v").all() as Array<{ v: number }>).map((r) => r.v),
     close: async () => {
       other.close();
@@ -143,82 +140,5 @@ describe.each(targets)("concurrent transactions on %s", (_name, open) => {
     await sql`delete from t`.execute(t.db);
     await Promise.all([insert(t.db, 1), insert(t.db, 2), withTransaction(t.db, (tx) => insert(tx, 3))]);
     expect(await t.committedValues()).toEqual([1, 2, 3]);
-  });
-});
-
-/** Waits (polling) until `done()` holds. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(done()).toBe(true);
-}
-
-describe.skipIf(process.env.TEST_DATABASE_URL)("a SQLite file: the WAL is flushed off the event loop", () => {
-  const realFsync = fs.fsync.bind(fs);
-
-  it("a transaction resolves only once the WAL is on disk; no read sees it before; the next group waits for that flush", async () => {
-    const t = await sqliteFile();
-    const flushes: Array<() => void> = [];
-    const spy = vi.spyOn(fs, "fsync").mockImplementation(((fd: number, done: (err: Error | null) => void) => {
-      flushes.push(() => realFsync(fd, done));
-    }) as typeof fs.fsync);
-    try {
-      let resolved = false;
-      const first = withTransaction(t.db, (tx) => insert(tx, 1)).then(() => (resolved = true));
-      await until(() => flushes.length === 1);
-      // Committed in SQLite, but the disk has not confirmed it: not acknowledged, not read.
-      await tick();
-      expect(resolved).toBe(false);
-      expect(await values(t.db)).toEqual([]);
-      // The event loop is free meanwhile: another transaction runs, and commits after the flush.
-      const second = withTransaction(t.db, (tx) => insert(tx, 2));
-      await tick();
-      expect(flushes).toHaveLength(1);
-      flushes.shift()!();
-      await first;
-      expect(await values(t.db)).toEqual([1]);
-      await until(() => flushes.length === 1);
-      flushes.shift()!();
-      await second;
-      expect(await values(t.db)).toEqual([1, 2]);
-      expect(await t.committedValues()).toEqual([1, 2]);
-    } finally {
-      spy.mockRestore();
-      await t.close();
-    }
-  });
-
-  it("a failed flush fails the group's transactions (nothing is acknowledged), and later ones commit", async () => {
-    const t = await sqliteFile();
-    const spy = vi.spyOn(fs, "fsync").mockImplementationOnce(((_fd: number, done: (err: Error | null) => void) => {
-      setImmediate(() => done(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" })));
-    }) as typeof fs.fsync);
-    try {
-      await expect(withTransaction(t.db, (tx) => insert(tx, 1))).rejects.toThrow("EIO");
-      await withTransaction(t.db, (tx) => insert(tx, 2));
-      expect(await values(t.db)).toContain(2);
-    } finally {
-      spy.mockRestore();
-      await t.close();
-    }
-  });
-
-  it("closing the database waits for the flush of the last COMMIT", async () => {
-    const t = await sqliteFile();
-    const calls: number[] = [];
-    const spy = vi.spyOn(fs, "fsync").mockImplementation(((fd: number, done: (err: Error | null) => void) => {
-      calls.push(fd);
-      setTimeout(() => realFsync(fd, done), 20);
-    }) as typeof fs.fsync);
-    try {
-      const write = insert(t.db, 5);
-      await until(() => calls.length === 1);
-      await t.close();
-      await write;
-      const reopened = new SQLite(t.file!, { readonly: true });
-      expect(reopened.prepare("select v from t").pluck().all()).toEqual([5]);
-      reopened.close();
-    } finally {
-      spy.mockRestore();
-    }
   });
 });
