@@ -5,18 +5,10 @@
  * sending a 3.5 MB body, autocannon (which parses every body) reached 124 req/s and this
  * client 560 on the same machine.
  */
-import type { BenchUser } from "./http-client.js";
-import { openRawConnection, requestBytes, type RawConnection, type RawRequest } from "./raw-http.js";
+import { openRawConnection, requestsOf, type RawConnection, type RawLoadSpec } from "./raw-http.js";
 
-export interface ClosedLoopSpec extends RawRequest {
-  /** Successive requests take turns as these users (none: no Authorization). */
-  users: BenchUser[];
-  seconds: number;
-  connections: number;
-}
-
-export async function closedLoopLoad(port: number, spec: ClosedLoopSpec): Promise<{ latencies: number[]; failures: number; seconds: number }> {
-  const requests = (spec.users.length > 0 ? spec.users : [undefined]).map((user) => requestBytes(spec, user));
+export async function closedLoopLoad(port: number, spec: RawLoadSpec): Promise<{ latencies: number[]; failures: number; seconds: number }> {
+  const requests = requestsOf(spec);
   const latencies: number[] = [];
   let failures = 0;
   let sent = 0;

@@ -53,7 +53,7 @@ export async function runLoad(port: number, spec: LoadSpec): Promise<LoadResult>
 }
 
 async function load(port: number, spec: LoadSpec, length: { duration: number } | { amount: number }): Promise<{ result: LoadResult; responses: number }> {
-  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const users = usersOf(spec);
   const headers: Record<string, string> = {};
   if (users.length === 1) headers.authorization = basicAuth(users[0]);
   if (spec.body !== undefined || spec.sequence) headers["content-type"] = "application/x-www-form-urlencoded";
@@ -87,7 +87,7 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
 
 async function leanClosedLoop(port: number, spec: LoadSpec): Promise<LoadResult> {
   if (spec.sequence) throw new Error("the lean client sends one kind of request");
-  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const users = usersOf(spec);
   const run = await closedLoopLoad(port, { method: spec.method ?? "GET", path: spec.path, body: spec.body, users, seconds: spec.seconds ?? SECONDS, connections: CONNECTIONS });
   return summary(run);
 }
@@ -95,7 +95,7 @@ async function leanClosedLoop(port: number, spec: LoadSpec): Promise<LoadResult>
 /** A fixed-rate row: evenly spaced requests (paced.ts), not autocannon's per-second bursts. */
 async function atFixedRate(port: number, spec: LoadSpec, rate: number): Promise<LoadResult> {
   if (spec.sequence) throw new Error("fixed-rate rows send one kind of request");
-  const users = spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
+  const users = usersOf(spec);
   const run = await pacedLoad(port, { method: spec.method ?? "GET", path: spec.path, body: spec.body, users, rate, seconds: spec.seconds ?? SECONDS, connections: CONNECTIONS });
   return summary(run);
 }
@@ -108,6 +108,11 @@ function summary(run: { latencies: number[]; failures: number; seconds: number }
     p99: percentile(sorted, 99),
     failures: run.failures,
   };
+}
+
+/** The users successive requests take turns as (none: no Authorization). */
+function usersOf(spec: LoadSpec): BenchUser[] {
+  return spec.auth === undefined ? [] : Array.isArray(spec.auth) ? spec.auth : [spec.auth];
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -9,21 +9,15 @@
  * responses are being read, sent requests in bursts up to 3–4 ms late against the bare
  * server): it yields to I/O with setImmediate and checks the clock again.
  */
-import type { BenchUser } from "./http-client.js";
-import { openRawConnection, requestBytes, type RawConnection } from "./raw-http.js";
+import { openRawConnection, requestsOf, type RawConnection, type RawLoadSpec } from "./raw-http.js";
 
-export interface PacedSpec {
-  method: string;
-  path: string;
-  body?: string;
-  users: BenchUser[];
+export interface PacedSpec extends RawLoadSpec {
+  /** Requests per second, evenly spaced. */
   rate: number;
-  seconds: number;
-  connections: number;
 }
 
 export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latencies: number[]; failures: number; seconds: number }> {
-  const requests = (spec.users.length > 0 ? spec.users : [undefined]).map((user) => requestBytes(spec, user));
+  const requests = requestsOf(spec);
   const latencies: number[] = [];
   let failures = 0;
   const total = Math.round(spec.rate * spec.seconds);

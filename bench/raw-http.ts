@@ -13,7 +13,20 @@ export interface RawRequest {
   body?: string;
 }
 
-export function requestBytes(spec: RawRequest, user: BenchUser | undefined): Buffer {
+/** One kind of request sent over `connections` keep-alive connections for `seconds`. */
+export interface RawLoadSpec extends RawRequest {
+  /** Successive requests take turns as these users (none: no Authorization). */
+  users: BenchUser[];
+  seconds: number;
+  connections: number;
+}
+
+/** The prepared bytes of the spec's request, one per user (successive requests take turns). */
+export function requestsOf(spec: RawLoadSpec): Buffer[] {
+  return (spec.users.length > 0 ? spec.users : [undefined]).map((user) => requestBytes(spec, user));
+}
+
+function requestBytes(spec: RawRequest, user: BenchUser | undefined): Buffer {
   const lines = [`${spec.method} ${spec.path} HTTP/1.1`, "Host: 127.0.0.1", "Connection: keep-alive"];
   if (user) lines.push(`Authorization: ${basicAuth(user)}`);
   if (spec.body !== undefined) lines.push("Content-Type: application/x-www-form-urlencoded", `Content-Length: ${Buffer.byteLength(spec.body)}`);

@@ -16,14 +16,10 @@ import { ApiError } from "../errors.js";
 import type { PolledEvents, PollWaiter } from "../events/queues.js";
 import { NO_STORE } from "./cache-control.js";
 import { errorBody } from "./error-handler.js";
-import { SUCCESS_HEAD_BYTES } from "./response.js";
+import { PLAIN_TAIL, PLAIN_TAIL_BYTES, SUCCESS_HEAD_BYTES } from "./response.js";
 
 /** The headers of every answer but its length (`writeHead`'s flat form: name, value, …). */
 const JSON_HEADERS = ["content-type", "application/json", "cache-control", NO_STORE] as const;
-
-/** The ordinary tail of the envelope (no ignored parameters): shared by almost every poll. */
-const PLAIN_TAIL = "}\n";
-const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
 
 export class LongPollReply implements PollWaiter {
   private res!: ServerResponse;

@@ -66,8 +66,9 @@ export function successTail(req: ApiRequest): string {
   return ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}}\n` : PLAIN_TAIL;
 }
 
-const PLAIN_TAIL = "}\n";
-const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
+/** The envelope's ordinary end (no ignored parameters). */
+export const PLAIN_TAIL = "}\n";
+export const PLAIN_TAIL_BYTES = Buffer.from(PLAIN_TAIL);
 const wrapped = new WeakMap<Buffer, WeakMap<Buffer, Buffer>>();
 /** Bodies beyond this many bytes are large: not joined from parts, offered gzipped when cached. */
 const LARGE_BODY = 64 * 1024;
