@@ -4,6 +4,8 @@
  * response small, so timing 10,000 polls returning measures the server, not the client.
  * A poll that returns is sent again (with the new last_event_id) like a client's loop;
  * during a measurement, re-polls wait until every poll has returned the awaited message.
+ * The same pool, opened on the bare server's GET /bare-poll, times the baseline: a bare
+ * Fastify server answering as many waiting polls with a body of the same size.
  */
 import net from "node:net";
 import { api, basicAuth, type BenchUser } from "./http-client.js";
@@ -20,8 +22,8 @@ class LongPoll {
 
   constructor(
     private readonly pool: PollPool,
-    private readonly user: BenchUser,
-    private readonly queueId: string,
+    /** The request's text for the current last_event_id. */
+    private readonly request: (lastEventId: number) => string,
     public lastEventId: number,
   ) {}
 
@@ -43,9 +45,8 @@ class LongPoll {
 
   send(): void {
     if (this.closed) return;
-    const path = `/api/v1/events?queue_id=${encodeURIComponent(this.queueId)}&last_event_id=${this.lastEventId}`;
     this.waiting = true;
-    this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basicAuth(this.user)}\r\nConnection: keep-alive\r\n\r\n`);
+    this.socket.write(this.request(this.lastEventId));
   }
 
   close(): void {
@@ -79,19 +80,34 @@ export class PollPool {
   private watch: { token: string; remaining: number; finished: (at: number) => void } | null = null;
   private held: LongPoll[] | null = null;
 
+  /** Bytes of the last answer returned (headers excluded). */
+  lastBodyBytes = 0;
+
   /** A queue (message events only) per user, each with a waiting long-poll. */
   static async open(port: number, users: BenchUser[]): Promise<PollPool> {
     const pool = new PollPool();
-    const queues = await inBatches(users, CREATE_CONCURRENCY, async (user) => {
+    const polls = await inBatches(users, CREATE_CONCURRENCY, async (user) => {
       const q = await api<{ queue_id: string }>(port, user, "GET", `/events?dont_block=true&event_types=${encodeURIComponent('["message"]')}`);
-      return new LongPoll(pool, user, q.queue_id, -1);
+      const head = `HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basicAuth(user)}\r\nConnection: keep-alive\r\n\r\n`;
+      return new LongPoll(pool, (last) => `GET /api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&last_event_id=${last} ${head}`, -1);
     });
-    await inBatches(queues, CONNECT_CONCURRENCY, async (poll) => {
+    return pool.connectAll(port, polls);
+  }
+
+  /** `count` waiting polls on the bare server (bench/bare-server.ts). */
+  static bare(port: number, count: number): Promise<PollPool> {
+    const pool = new PollPool();
+    const request = () => "GET /bare-poll HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n";
+    return pool.connectAll(port, Array.from({ length: count }, () => new LongPoll(pool, request, -1)));
+  }
+
+  private async connectAll(port: number, polls: LongPoll[]): Promise<PollPool> {
+    await inBatches(polls, CONNECT_CONCURRENCY, async (poll) => {
       await poll.connect(port);
       poll.send();
-      pool.polls.push(poll);
+      this.polls.push(poll);
     });
-    return pool;
+    return this;
   }
 
   /** Polls currently waiting on the server. */
@@ -132,6 +148,7 @@ export class PollPool {
       this.fail(`GET /events: ${status} ${body.toString().slice(0, 200)}`);
       return;
     }
+    this.lastBodyBytes = body.length;
     const w = this.watch;
     if (w && poll.countedToken !== w.token && body.includes(w.token)) {
       poll.countedToken = w.token;

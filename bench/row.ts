@@ -31,6 +31,8 @@ export interface Row {
 /** One organization size, one Parley process: what rows of that size share. */
 export interface PhaseEnv {
   port: number;
+  /** The bare baseline server's port (bench/bare-server.ts). */
+  barePort: number;
   pid: number;
   realm: BenchRealm;
   /** Setup shared by rows of this phase, built on first use and released at the phase's end. */

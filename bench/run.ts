@@ -55,6 +55,7 @@ async function runPhase(rows: Row[], realm: BenchRealm, bare: Server, dataDir: s
   };
   const env: PhaseEnv = {
     port: parley.port,
+    barePort: bare.port,
     pid: parley.pid,
     realm,
     results,

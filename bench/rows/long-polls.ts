@@ -2,12 +2,19 @@
  * Event delivery: idle long-polls held at once (server memory), one channel message to
  * every subscriber's waiting poll (fan-out), and send → delivery on one waiting poll.
  * Every user of the realm gets one queue, so per-user queue limits never apply.
+ *
+ * A fan-out is timed twice: until every queue holds the message (the sender's response,
+ * which Parley writes once the message is in every queue: issue 14's "all queues
+ * updated"), and until every waiting poll has returned it, next to a bare Fastify server
+ * answering as many waiting polls with a body of the same size (measured right before the
+ * polls open): one socket write per poll, ~20-30 µs each on this machine, bounds both.
  */
 import { randomBytes } from "node:crypto";
-import { api, form } from "../http-client.js";
+import { api, basicAuth, form } from "../http-client.js";
 import { percentile } from "../load.js";
 import { PollPool } from "../long-polls.js";
 import { mainThreadCpuMs, rssMb } from "../processes.js";
+import { RequestTimer } from "../timed-request.js";
 import type { PhaseEnv, Row, RowResult } from "../row.js";
 import { EVERYONE_CHANNEL } from "../seed.js";
 
@@ -19,6 +26,8 @@ interface Pollers {
   pool: PollPool;
   rssBeforeMb: number;
   rssWithPollsMb: number;
+  /** The bare server answering as many waiting polls, measured before they opened. */
+  bare: { medianMs: number; bodyBytes: number };
 }
 
 /** A waiting poll for every user of the realm (one per phase), with the server's RSS before and after. */
@@ -26,35 +35,108 @@ const everyonePolling = (env: PhaseEnv): Promise<Pollers> =>
   env.shared(
     "everyone-polling",
     async () => {
+      const users = [env.realm.owner, ...env.realm.members];
+      // Before Parley's polls: the bench process holds one set of sockets at a time.
+      const bare = await bareFanout(env.barePort, users.length);
       const rssBeforeMb = rssMb(env.pid);
-      const pool = await PollPool.open(env.port, [env.realm.owner, ...env.realm.members]);
+      const pool = await PollPool.open(env.port, users);
       await pause(1000); // let the server settle with every poll waiting
-      return { pool, rssBeforeMb, rssWithPollsMb: rssMb(env.pid) };
+      return { pool, rssBeforeMb, rssWithPollsMb: rssMb(env.pid), bare };
     },
     (p) => p.pool.close(),
   );
 
+const median = (xs: number[]) => Math.round(percentile([...xs].sort((a, b) => a - b), 50) * 100) / 100;
+const max = (xs: number[]) => Math.round(Math.max(...xs) * 100) / 100;
+
+/** A GET /events answer carrying a channel message, about the size of Parley's in the fan-out rows. */
+const bareAnswer = (token: string) =>
+  JSON.stringify({
+    result: "success",
+    msg: "",
+    events: [
+      {
+        type: "message",
+        message: {
+          id: 123456, sender_id: 1, content: `<p>Hello all ${token}</p>`, recipient_id: 7, timestamp: 1_790_000_000, client: "website",
+          subject: "fan-out", topic_links: [], is_me_message: false, reactions: [], submessages: [], sender_full_name: "Bench Owner",
+          sender_email: "user1@bench.example.com", sender_realm_str: "", display_recipient: "everyone", type: "stream", stream_id: 2,
+          avatar_url: null, content_type: "text/html",
+        },
+        flags: [],
+        id: 0,
+      },
+    ],
+  }) + "\n";
+
+/** FANOUT_REPEATS releases of `count` polls waiting on the bare server: the median time until all returned. */
+async function bareFanout(port: number, count: number): Promise<Pollers["bare"]> {
+  const pool = await PollPool.bare(port, count);
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < FANOUT_REPEATS; i++) {
+      await everyPollWaiting(port, count);
+      const token = `bare${randomBytes(6).toString("hex")}`;
+      const release = () => fetch(`http://127.0.0.1:${port}/bare-release`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ body: bareAnswer(token) }) }).then((r) => r.text());
+      times.push(await pool.timeUntilAllReceive(token, release).catch((err: Error) => Promise.reject(new Error(`bare server: ${err.message}`))));
+      await pause(200);
+    }
+    if (pool.failures > 0) throw new Error(`bare fan-out: ${pool.lastError}`);
+    return { medianMs: median(times), bodyBytes: pool.lastBodyBytes };
+  } finally {
+    pool.close();
+  }
+}
+
+/** Until the bare server holds `count` polls (they are sent as their sockets connect, and again after each answer). */
+async function everyPollWaiting(port: number, count: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const { waiting } = (await fetch(`http://127.0.0.1:${port}/bare-waiting`).then((r) => r.json())) as { waiting: number };
+    if (waiting >= count) return;
+    if (tries === 600) throw new Error(`bare server: ${waiting} of ${count} polls waiting after 60 s`);
+    await pause(100);
+  }
+}
+
 async function fanout(env: PhaseEnv): Promise<RowResult> {
-  const { pool } = await everyonePolling(env);
-  const times: number[] = [];
+  const { pool, bare } = await everyonePolling(env);
+  const timer = new RequestTimer();
+  const headers = { authorization: basicAuth(env.realm.owner), "content-type": "application/x-www-form-urlencoded" };
+  const updated: number[] = [];
+  const delivered: number[] = [];
   const cpuMs: number[] = [];
   for (let i = 0; i < FANOUT_REPEATS; i++) {
     const token = `fanout${randomBytes(6).toString("hex")}`;
     const body = form({ type: "stream", to: EVERYONE_CHANNEL, topic: "fan-out", content: `Hello all ${token}` });
     const cpuBefore = mainThreadCpuMs(env.pid);
-    times.push(await pool.timeUntilAllReceive(token, () => api(env.port, env.realm.owner, "POST", "/messages", body)));
+    const send = async () => updated.push(await timer.time({ url: `http://127.0.0.1:${env.port}/api/v1/messages`, method: "POST", headers, body }));
+    delivered.push(await pool.timeUntilAllReceive(token, send));
     cpuMs.push(mainThreadCpuMs(env.pid) - cpuBefore);
     await pause(200);
   }
-  times.sort((a, b) => a - b);
-  cpuMs.sort((a, b) => a - b);
-  const serverCpuMs = Math.round(percentile(cpuMs, 50) * 100) / 100;
+  await timer.close();
+  const serverCpuMs = median(cpuMs);
+  const deliveredMs = median(delivered);
   return {
-    p50: percentile(times, 50),
-    p99: Math.round(times[times.length - 1] * 100) / 100,
+    p50: median(updated),
+    p99: max(updated),
     failures: pool.failures,
-    figures: { queues: pool.size, serverCpuMs, serverCpuUsPerPoll: Math.round((serverCpuMs * 1000) / pool.size) },
-    note: `p50 = median, p99 = max of ${FANOUT_REPEATS} sends: from the send until every subscriber's waiting poll returned the message; server main thread's CPU per send (median) ${serverCpuMs} ms`,
+    figures: {
+      queues: pool.size,
+      deliveredP50Ms: deliveredMs,
+      deliveredMaxMs: max(delivered),
+      bareDeliveredP50Ms: bare.medianMs,
+      deliveredRatio: Math.round((bare.medianMs / deliveredMs) * 100) / 100,
+      answerBytes: pool.lastBodyBytes,
+      bareAnswerBytes: bare.bodyBytes,
+      serverCpuMs,
+      serverCpuUsPerPoll: Math.round((serverCpuMs * 1000) / pool.size),
+    },
+    note:
+      `p50 = median, p99 = max of ${FANOUT_REPEATS} sends, from the send until every queue held the message (the sender's response). ` +
+      `Until every waiting poll returned it: median ${deliveredMs} ms, max ${max(delivered)} ms; a bare Fastify server answering ${pool.size} waiting polls ` +
+      `(${bare.bodyBytes}-byte bodies; Parley's ${pool.lastBodyBytes}): median ${bare.medianMs} ms (ratio ${Math.round((bare.medianMs / deliveredMs) * 100) / 100}). ` +
+      `Server main thread's CPU per send (median) ${serverCpuMs} ms`,
   };
 }
 

@@ -101,6 +101,8 @@ export class EventQueue {
    * of the same message (published after the per-user events) is then not queued again.
    */
   lastAddressedMessageId = -1;
+  /** Its waiting poll is in the manager's list of polls to answer (see QueueManager.answerSoon). */
+  answerScheduled = false;
   private readonly narrowPredicate: NarrowPredicate;
 
   constructor(id: string, opts: QueueOptions, now: number) {
@@ -270,6 +272,9 @@ export class QueueManager {
   private unsubscribe: (() => void) | null = null;
   private gcTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Queues whose waiting poll has new events to return, answered in slices (see answerSoon). */
+  private toAnswer: EventQueue[] = [];
+  private answering: NodeJS.Immediate | null = null;
   /** Shared shaping is only known to be right for the default shaper. */
   private readonly shapeKey: (queue: EventQueue, event: ChatEvent) => string | null;
 
@@ -305,6 +310,10 @@ export class QueueManager {
     this.unsubscribe = null;
     if (this.gcTimer) clearInterval(this.gcTimer);
     this.gcTimer = null;
+    if (this.answering) clearImmediate(this.answering);
+    this.answering = null;
+    for (const q of this.toAnswer) q.answerScheduled = false;
+    this.toAnswer = [];
     for (const q of this.store.all()) this.finish(q);
   }
 
@@ -411,9 +420,34 @@ export class QueueManager {
     if (shaped === null) return true;
     if (q.size >= this.deps.config.eventQueueMaxEvents) return false;
     q.push(shaped);
-    if (q.waiter) this.finish(q);
+    if (q.waiter) this.answerSoon(q);
     return true;
   }
+
+  /**
+   * A waiting poll has events to return: it is answered after the current turn, with the
+   * other polls woken meanwhile, ANSWER_SLICE per event-loop turn. Publishing an event then
+   * only queues it: the sender gets its response once every queue holds the message, not
+   * after 10,000 socket writes, and requests arriving during a big fan-out are served
+   * between its slices instead of waiting for all of it.
+   */
+  private answerSoon(q: EventQueue): void {
+    if (q.answerScheduled) return;
+    q.answerScheduled = true;
+    this.toAnswer.push(q);
+    this.answering ??= setImmediate(this.answerSlice);
+  }
+
+  private readonly answerSlice = (): void => {
+    const slice = this.toAnswer.length <= ANSWER_SLICE ? this.toAnswer : this.toAnswer.splice(0, ANSWER_SLICE);
+    if (slice === this.toAnswer) this.toAnswer = [];
+    this.answering = this.toAnswer.length > 0 ? setImmediate(this.answerSlice) : null;
+    for (const q of slice) {
+      q.answerScheduled = false;
+      // Answered meanwhile (a new poll, a drop) or emptied: nothing to do.
+      if (q.size > 0) this.finish(q);
+    }
+  };
 
   /** The event shaped for the queue, shared with earlier queues of the same shape key. */
   private shaped(q: EventQueue, event: ChatEvent, copies: ShapedCopies | undefined): SharedEvent | null {
@@ -499,6 +533,12 @@ export class QueueManager {
 }
 
 const NO_EVENTS = new PolledEvents(0, []);
+
+/**
+ * Waiting polls answered per event-loop turn in a fan-out: each answer is one socket write
+ * (~20-30 µs here, mostly the kernel's), so a slice is a few milliseconds of the loop.
+ */
+const ANSWER_SLICE = 200;
 
 function sharedOrNull(event: ChatEvent | null): SharedEvent | null {
   return event === null ? null : new SharedEvent(event);

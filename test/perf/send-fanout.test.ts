@@ -10,6 +10,7 @@ import type { User } from "../../src/db/schema.js";
 import { startTestServer, type TestServer } from "../support/server.js";
 import { expectSuccess } from "../support/client.js";
 import { createChannel } from "../support/channels.js";
+import { queueOptions } from "../support/queue-options.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -57,21 +58,8 @@ describe("sending to 1,300 subscribers", () => {
   it("answers every subscriber's waiting poll with the message, each queue with its own event id", async () => {
     const users = await s.db.selectFrom("users").selectAll().where("delivery_email", "like", "fanout%").limit(300).execute();
     const queues = users.map((u, i) =>
-      s.ctx.eventQueues.allocate({
-        userId: u.id,
-        realmId: u.realm_id,
-        eventTypes: ["message"],
-        narrow: [],
-        // Two kinds of clients: each gets the content in its own form.
-        applyMarkdown: i % 2 === 0,
-        clientHashavatar: false,
-        slimPresence: false,
-        allPublicStreams: false,
-        clientCapabilities: {},
-        lifespanSeconds: 0,
-        clientName: "test",
-        emptyTopicDisplayName: "general chat",
-      }),
+      // Two kinds of clients: each gets the content in its own form.
+      s.ctx.eventQueues.allocate(queueOptions(u.id, u.realm_id, { eventTypes: ["message"], applyMarkdown: i % 2 === 0 })),
     );
     // A few events already queued, so the ids differ from queue to queue.
     queues.forEach((q, i) => {
