@@ -21,6 +21,11 @@ export type Change =
   | { kind: "groups"; realmId?: number }
   /** Per-user message rows (a send, a deletion, a move): the highest message ids. */
   | { kind: "messages"; realmId?: number }
+  /**
+   * Messages' own rows (an edit, a move, a deletion, reactions, submessages) or the realm's
+   * linkifiers: the cached message records, those named or else the realm's.
+   */
+  | { kind: "messageRecords"; realmId?: number; messageIds?: number[] }
   /** Session rows deleted (logout, a password change…): the session lookup. */
   | { kind: "sessions"; realmId?: number }
   /** Unknown: all of it. */

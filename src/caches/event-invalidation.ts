@@ -9,9 +9,11 @@ import type { Change } from "./change.js";
 /** Events about messages delivered, moved or deleted: the highest message ids. */
 const MESSAGE_ROWS = new Set(["message", "update_message", "delete_message"]);
 
+/** Events that change what existing messages' records show (the new message of a `message` event is in no record yet). */
+const MESSAGE_RECORDS = new Set(["update_message", "delete_message", "reaction", "submessage"]);
+
 const NO_CACHED_STATE = new Set([
   "update_message_flags",
-  "reaction",
   "typing",
   "typing_edit_message",
   "presence",
@@ -25,7 +27,6 @@ const NO_CACHED_STATE = new Set([
   "push_device",
   "invites_changed",
   "heartbeat",
-  "realm_linkifiers",
   "default_streams",
 ]);
 
@@ -34,7 +35,12 @@ const OWN_SETTINGS = new Set(["user_settings", "update_display_settings", "updat
 
 export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[] {
   const type = event.type;
+  if (MESSAGE_RECORDS.has(type)) {
+    const records: Change = { kind: "messageRecords", realmId, messageIds: messageIdsOf(event) };
+    return MESSAGE_ROWS.has(type) ? [{ kind: "messages", realmId }, records] : [records];
+  }
   if (MESSAGE_ROWS.has(type)) return [{ kind: "messages", realmId }];
+  if (type === "realm_linkifiers") return [{ kind: "messageRecords", realmId }];
   if (NO_CACHED_STATE.has(type)) return [];
   if (type === "realm") return [{ kind: "realm", realmId }];
   if (type === "stream" || type === "channel") return [{ kind: "channels", realmId }];
@@ -50,4 +56,11 @@ export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[]
     return [{ kind: "user", realmId, userId }];
   }
   return [{ kind: "everything", realmId }];
+}
+
+/** The messages an event is about (`message_ids`, else `message_id`); undefined (the whole realm) when it names none. */
+function messageIdsOf(event: PublishedEvent["event"]): number[] | undefined {
+  const { message_ids: ids, message_id: id } = event as { message_ids?: unknown; message_id?: unknown };
+  const all = [...(Array.isArray(ids) ? ids : []), ...(id === undefined ? [] : [id])];
+  return all.length > 0 && all.every((m): m is number => typeof m === "number") ? all : undefined;
 }

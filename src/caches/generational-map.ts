@@ -58,4 +58,10 @@ export class GenerationalMap<K, V> {
     if (!matches) return this.map.clear();
     for (const [k, v] of this.map) if (matches(k, v)) this.map.delete(k);
   }
+
+  /** Forgets these keys (no sweep of the map: for caches with many entries flushed one by one). */
+  flushKeys(keys: Iterable<K>): void {
+    this.gen++;
+    for (const k of keys) this.map.delete(k);
+  }
 }

@@ -11,6 +11,7 @@ import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
+import { MessageRecordCache } from "./message-records.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
 import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
@@ -38,6 +39,8 @@ export class Caches {
   readonly ownProfiles = new OwnProfileCache();
   readonly presence = new PresenceCache();
   readonly maxMessageIds = new MaxMessageIdCache();
+  /** GET /messages/{id}'s reader-independent records. */
+  readonly messageRecords = new MessageRecordCache();
   /**
    * /register's realm-wide parts (register-parts.ts): channel records with their
    * subscribers, user groups with their members, bots.
@@ -59,6 +62,7 @@ export class Caches {
     this.ownProfiles,
     this.presence,
     this.maxMessageIds,
+    this.messageRecords,
     this.registerChannels,
     this.registerGroups,
     this.registerBots,
@@ -66,8 +70,8 @@ export class Caches {
     this.registerStatuses,
     this.registerEmoji,
   ];
-  /** What any user change may make stale besides that user's own entries (active users, roles, bots). */
-  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots, this.registerStatuses];
+  /** What any user change may make stale besides that user's own entries (active users, roles, bots, senders' names and avatars). */
+  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots, this.registerStatuses, this.messageRecords];
   readonly writeWatcher = new CacheWriteWatcher(
     (change) => this.apply(change),
     (change) => this.committedWrite?.(change),
@@ -87,7 +91,7 @@ export class Caches {
     const { realmId } = change;
     switch (change.kind) {
       case "realm":
-        return this.each([this.realms, this.usersByApiKey, this.sessions, this.serverSettings, this.userLists, this.presence], realmId);
+        return this.each([this.realms, this.usersByApiKey, this.sessions, this.serverSettings, this.userLists, this.presence, this.messageRecords], realmId);
       case "user":
         if (change.userId === undefined) return this.each([this.usersByApiKey, this.sessions, this.ownProfiles, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
@@ -97,7 +101,8 @@ export class Caches {
       case "profile":
         return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);
       case "channels":
-        return this.each([this.serverSettings, this.registerChannels], realmId);
+        // Channel names show in message records.
+        return this.each([this.serverSettings, this.registerChannels, this.messageRecords], realmId);
       case "subscriptions":
         return this.each([this.registerChannels], realmId);
       case "statuses":
@@ -111,6 +116,9 @@ export class Caches {
       case "messages":
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();
+      case "messageRecords":
+        if (change.messageIds !== undefined) return this.messageRecords.flushMessages(change.messageIds);
+        return this.each([this.messageRecords], realmId);
       case "everything":
         return this.each(this.all, realmId);
     }

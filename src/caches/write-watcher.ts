@@ -34,6 +34,11 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
   user_group_members: { kind: "groups" },
   user_group_subgroups: { kind: "groups" },
   sessions: { kind: "sessions" },
+  messages: { kind: "messageRecords" },
+  reactions: { kind: "messageRecords" },
+  submessages: { kind: "messageRecords" },
+  message_edits: { kind: "messageRecords" },
+  linkifiers: { kind: "messageRecords" },
 };
 
 /**
@@ -42,6 +47,9 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
  * so recording a session's activity does not empty every session's cache entry.
  */
 const FLUSHED_ON_DELETE_ONLY = new Set(["sessions"]);
+
+/** Tables whose inserts leave cached values valid: a new message is in no cached record (every send inserts one). */
+const NOT_FLUSHED_ON_INSERT = new Set(["messages"]);
 
 export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
   private readonly pending = new WeakMap<object, Change>();
@@ -95,18 +103,19 @@ export class CacheWriteWatcher implements KyselyPlugin, TransactionObserver {
 }
 
 function changeOfWrite(node: RootOperationNode): Change | undefined {
-  if (InsertQueryNode.is(node)) return changeOfTable(node.into, true);
-  if (UpdateQueryNode.is(node)) return changeOfTable(node.table, true);
-  if (DeleteQueryNode.is(node)) return node.from.froms.map((from) => changeOfTable(from)).find((c) => c !== undefined);
+  if (InsertQueryNode.is(node)) return changeOfTable(node.into, "insert");
+  if (UpdateQueryNode.is(node)) return changeOfTable(node.table, "update");
+  if (DeleteQueryNode.is(node)) return node.from.froms.map((from) => changeOfTable(from, "delete")).find((c) => c !== undefined);
   return undefined;
 }
 
-function changeOfTable(node: OperationNode | undefined, notDelete = false): Change | undefined {
+function changeOfTable(node: OperationNode | undefined, write: "insert" | "update" | "delete"): Change | undefined {
   if (node === undefined) return undefined;
   // An aliased table (`users as u`) wraps the table node.
   const table = TableNode.is(node) ? node : (node as { node?: OperationNode }).node;
   if (table === undefined || !TableNode.is(table)) return undefined;
   const name = table.table.identifier.name;
-  if (notDelete && FLUSHED_ON_DELETE_ONLY.has(name)) return undefined;
+  if (write !== "delete" && FLUSHED_ON_DELETE_ONLY.has(name)) return undefined;
+  if (write === "insert" && NOT_FLUSHED_ON_INSERT.has(name)) return undefined;
   return CHANGE_OF_TABLE[name];
 }

@@ -1,21 +1,22 @@
 /**
  * Reading one message (GET /messages/{id}): the same access rules as message-access.ts
  * (canAccessChannelMessage for users, live web-public channels for spectators), checked on
- * a single statement that loads the message with everything its API object needs.
+ * a small statement of current rows on every request; what the record shows comes from
+ * a cache (message-read-fields.ts).
  */
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { findMessageForReader, type MessageForReader } from "../db/queries/message-fetch.js";
+import { findMessageReaderAccess, type MessageReaderAccess } from "../db/queries/message-reader-access.js";
 import { canAccessChannelMessage, invalidMessage, notLoggedIn, spectatorsAllowed } from "./message-access.js";
 
 /** No user has this id: a spectator has no flags and no subscriptions. */
 const NOBODY = -1;
 
-/** The message if `user` may read it, with their flags; `Invalid message(s)` otherwise. */
-export async function accessMessageForReading(db: Queryable, user: User, id: number): Promise<MessageForReader> {
-  const found = await findMessageForReader(db, user.realm_id, user.id, id);
+/** The message's access facts if `user` may read it, with their flags; `Invalid message(s)` otherwise. */
+export async function accessMessageForReading(db: Queryable, user: User, id: number): Promise<MessageReaderAccess> {
+  const found = await findMessageReaderAccess(db, user.realm_id, user.id, id);
   if (!found) throw invalidMessage();
-  if (found.message.channel_id === null) {
+  if (found.channelId === null) {
     if (found.flags === null) throw invalidMessage();
     return found;
   }
@@ -24,9 +25,9 @@ export async function accessMessageForReading(db: Queryable, user: User, id: num
 }
 
 /** A message a spectator may read (a live web-public channel of a realm open to spectators); the same 401 otherwise. */
-export async function accessWebPublicMessageForReading(db: Queryable, realm: Realm, id: number): Promise<MessageForReader> {
+export async function accessWebPublicMessageForReading(db: Queryable, realm: Realm, id: number): Promise<MessageReaderAccess> {
   if (!spectatorsAllowed(realm)) throw notLoggedIn();
-  const found = await findMessageForReader(db, realm.id, NOBODY, id);
+  const found = await findMessageReaderAccess(db, realm.id, NOBODY, id);
   const channel = found?.channel;
   if (!found || !channel || channel.realm_id !== realm.id || !channel.is_web_public || channel.deactivated) throw notLoggedIn();
   return found;

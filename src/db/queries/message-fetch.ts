@@ -12,6 +12,7 @@ import { inChunks } from "../chunks.js";
 import { commaSeparatedIntegers, jsonObjectsAgg } from "../dialect.js";
 import { RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL, type MessageEditRow, type ReactionRow, type SubmessageRow } from "./messages.js";
 import type { MessageForRecord } from "./message-narrow.js";
+import { channelAccessOf, messageWithReaderAccess } from "./message-reader-access.js";
 
 /** The channel fields message access and the message object need. */
 export type ChannelForReading = Pick<Channel, "id" | "realm_id" | "name" | "deactivated" | "invite_only" | "history_public_to_subscribers" | "is_web_public">;
@@ -61,31 +62,19 @@ const EDIT_FIELDS = {
 const userFields = (alias: string) => Object.fromEntries(MESSAGE_USER_COLUMNS.map((c) => [c, `${alias}.${c}`]));
 
 const messageForReader = compiledOnce((db, flagsUserId: number, subscriberId: number, realmId: number, messageId: number) =>
-  db
-    .selectFrom("messages as m")
+  messageWithReaderAccess(db, flagsUserId, subscriberId)
     .innerJoin("users as su", "su.id", "m.sender_id")
-    .leftJoin("user_messages as um", (j) => j.onRef("um.message_id", "=", "m.id").on("um.user_id", "=", flagsUserId))
-    .leftJoin("channels as c", "c.id", "m.channel_id")
-    .leftJoin("subscriptions as s", (j) => j.onRef("s.recipient_id", "=", "c.recipient_id").on("s.user_id", "=", subscriberId))
     .select([
       "m.id",
       "m.sender_id",
       "m.recipient_id",
-      "m.channel_id",
       "m.topic",
       "m.content",
       "m.rendered_content",
       "m.date_sent",
       "m.sending_client",
       "m.is_me_message",
-      "um.flags as reader_flags",
-      "c.realm_id as channel_realm_id",
       "c.name as channel_name",
-      "c.deactivated as channel_deactivated",
-      "c.invite_only as channel_invite_only",
-      "c.history_public_to_subscribers as channel_history_public",
-      "c.is_web_public as channel_web_public",
-      "s.active as subscription_active",
       "su.realm_id as sender_realm_id",
       "su.full_name as sender_full_name",
       "su.delivery_email as sender_delivery_email",
@@ -153,18 +142,8 @@ function parseRows<T extends { id: number }>(json: string | null): T[] {
 export async function findMessageForReader(db: Queryable, realmId: number, readerId: number, messageId: number): Promise<MessageForReader | undefined> {
   const [row] = await messageForReader(db, readerId, readerId, realmId, messageId);
   if (!row) return undefined;
-  const channel: ChannelForReading | null =
-    row.channel_id === null || row.channel_realm_id === null
-      ? null
-      : {
-          id: row.channel_id,
-          realm_id: row.channel_realm_id,
-          name: row.channel_name!,
-          deactivated: row.channel_deactivated!,
-          invite_only: row.channel_invite_only!,
-          history_public_to_subscribers: row.channel_history_public!,
-          is_web_public: row.channel_web_public!,
-        };
+  const access = channelAccessOf(row);
+  const channel: ChannelForReading | null = access === null ? null : { ...access, name: row.channel_name! };
   return {
     message: {
       id: row.id,

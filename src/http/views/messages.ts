@@ -4,7 +4,8 @@ import { doSendMessage, type SendTarget } from "../../actions/messages.js";
 import { parseChannelIndicator, parseUserIndicators, resolveUsers } from "../../lib/addressee.js";
 import { notLoggedIn, spectatorsAllowed } from "../../lib/message-access.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
-import { buildMessageRecords, recordOfReadMessage } from "../../lib/message-records.js";
+import { buildMessageRecords } from "../../lib/message-records.js";
+import { messageReadFields } from "../../lib/message-read-fields.js";
 import { narrowMessages } from "../../db/queries/message-narrow.js";
 import { accessMessageForReading, accessWebPublicMessageForReading } from "../../lib/message-read.js";
 import { isSpectatorCompatible, parseNarrow, resolveNarrow } from "../../lib/narrow.js";
@@ -16,6 +17,7 @@ import { paramMessages } from "../params/messages.js";
 import { parseParams, pathInt } from "../params/parse.js";
 import type { ApiRequest, AuthedRequest, ViewResult } from "../request.js";
 import { publicRoute, route } from "../route.js";
+import { serializedFields } from "../response.js";
 
 const hostOf = (req: ApiRequest) => realmHost(req.realm.string_id, req.ctx.config.externalHost);
 
@@ -58,16 +60,17 @@ async function getMessage(req: ApiRequest): Promise<ViewResult> {
     apply_markdown: p.bool().default(true),
     allow_empty_topic_name: p.bool().default(false),
   });
-  // One statement loads the message with everything its object shows (message-fetch.ts).
-  const read = req.user === null ? await accessWebPublicMessageForReading(req.ctx.db, req.realm, messageId) : await accessMessageForReading(req.ctx.db, req.user, messageId);
+  // Access and the reader's flags from current rows on every request; the record from a cache.
+  const access = req.user === null ? await accessWebPublicMessageForReading(req.ctx.db, req.realm, messageId) : await accessMessageForReading(req.ctx.db, req.user, messageId);
   // Spectators have no unread messages: their flags are just "read".
-  const message = recordOfReadMessage(read, req.realm, hostOf(req), req.user === null ? FLAG_BITS.read : read.flags, {
+  const flags = req.user === null ? FLAG_BITS.read : access.flags;
+  const fields = await messageReadFields(req.ctx, req.realm, hostOf(req), messageId, access, flags, {
     applyMarkdown: params.apply_markdown,
     // Upstream always answers this endpoint as for a client that computes hash-based avatars.
     clientHashavatar: true,
     allowEmptyTopicName: params.allow_empty_topic_name,
   });
-  return { raw_content: read.message.content, message };
+  return serializedFields(fields);
 }
 
 /** GET /api/v1/messages (spectators: web-public channels only) */
