@@ -34,6 +34,8 @@ export interface LoadResult {
   p99: number;
   /** Responses other than 2xx, plus errors and timeouts. */
   failures: number;
+  /** Responses received (the latencies counted). */
+  requests: number;
   /** Set when the figures come from a run by request count (see runLoad). */
   note?: string;
 }
@@ -81,6 +83,7 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       failures: result.non2xx + result.errors + result.timeouts,
+      requests: latencies.length,
     },
   };
 }
@@ -107,6 +110,7 @@ function summary(run: { latencies: number[]; failures: number; seconds: number }
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     failures: run.failures,
+    requests: sorted.length,
   };
 }
 

@@ -1,4 +1,6 @@
 /** What a bench row is, and what it gets to run with. */
+import type { Kysely } from "kysely";
+import type { DB } from "../src/db/schema.js";
 import type { LoadClient } from "./load.js";
 import type { BenchRealm } from "./seed.js";
 
@@ -25,6 +27,8 @@ export interface Row {
   shape?: Shape;
   /** The load generator of the row and of its baseline (default autocannon). */
   client?: LoadClient;
+  /** Data the row needs, seeded in bulk once per run (shared by rows with the same function) before the first server starts. */
+  seed?: (db: Kysely<DB>, realm: BenchRealm) => Promise<void>;
   run(env: PhaseEnv): Promise<RowResult>;
 }
 

@@ -117,6 +117,7 @@ async function main(): Promise<void> {
     const sizes = [...new Set(rows.map((r) => r.users))].sort((a, b) => a - b);
     log(`seeding ${sizeLabel(sizes[0])} users …`);
     const realm = await createBenchRealm(ctx, Math.max(1000, sizes[0]));
+    for (const seed of new Set(rows.flatMap((r) => (r.seed ? [r.seed] : [])))) await seed(ctx.db, realm);
     for (const size of sizes) {
       if (userCount(realm) < size) {
         log(`growing the organization to ${sizeLabel(size)} users …`);

@@ -1,8 +1,9 @@
 /**
  * The bench organization, seeded in bulk through the database layer (never through HTTP):
  * an owner and members with presence rows, a 50-member channel, a channel everyone is
- * subscribed to (the fan-out rows' channel), and 100 more channels of which the first
- * REGISTER_USERS members follow CHANNELS_PER_REGISTERING_USER (the register rows).
+ * subscribed to (the fan-out rows' channel), and 100 more channels of which the register
+ * rows' callers (REGISTER_USERS members outside the 50-member channel, so no other row's
+ * sends change what they read) follow CHANNELS_PER_REGISTERING_USER.
  * `growRealm` adds users while the server is stopped, so rows run at 1k, 10k, 100k users.
  */
 import type { Kysely } from "kysely";
@@ -22,7 +23,12 @@ export const EVERYONE_CHANNEL = "everyone";
 export const EXTRA_CHANNELS = 100;
 export const REGISTER_USERS = 500;
 export const CHANNELS_PER_REGISTERING_USER = 20;
+/** Members of the 50-member send channel besides the owner: the first members. */
+const SEND_CHANNEL_MEMBERS = 49;
 const BATCH = 1000;
+
+/** The register rows' callers: members the send rows never write to. */
+export const registerCallers = (realm: BenchRealm): BenchUser[] => realm.members.slice(SEND_CHANNEL_MEMBERS, SEND_CHANNEL_MEMBERS + REGISTER_USERS);
 
 export interface BenchRealm {
   realmId: number;
@@ -49,7 +55,7 @@ export async function createBenchRealm(ctx: AppContext, users: number): Promise<
   };
   await addMembers(ctx.db, realm, users - 1);
   const realmRow = await getRealm(ctx.db, realm.realmId);
-  const first49 = await ctx.db.selectFrom("users").selectAll().where("id", "in", realm.members.slice(0, 49).map((m) => m.id)).execute();
+  const first49 = await ctx.db.selectFrom("users").selectAll().where("id", "in", realm.members.slice(0, SEND_CHANNEL_MEMBERS).map((m) => m.id)).execute();
   const channel = (name: string, subscribers = [owner]) =>
     doCreateChannel(ctx, realmRow, owner, { name, description: `The ${name} channel`, inviteOnly: false, isWebPublic: false, subscribers });
   realm.channels.set(SEND_CHANNEL, (await channel(SEND_CHANNEL, [owner, ...first49])).id);
@@ -60,7 +66,7 @@ export async function createBenchRealm(ctx: AppContext, users: number): Promise<
   for (let i = 0; i < EXTRA_CHANNELS; i++) {
     const c = await channel(`channel-${i}`);
     realm.channels.set(c.name, c.id);
-    if (i < CHANNELS_PER_REGISTERING_USER) await subscribe(ctx.db, realm.realmId, realm.members.slice(0, REGISTER_USERS).map((m) => m.id), c.recipient_id!);
+    if (i < CHANNELS_PER_REGISTERING_USER) await subscribe(ctx.db, realm.realmId, registerCallers(realm).map((m) => m.id), c.recipient_id!);
   }
   await seedPresence(ctx.db, realm, [realm.owner, ...realm.members]);
   return realm;

@@ -2,6 +2,7 @@
 import { runLoad } from "../load.js";
 import type { Row } from "../row.js";
 import { SEND_CHANNEL } from "../seed.js";
+import { withServerCpu } from "../server-cpu.js";
 import { channelMessages } from "./messages-setup.js";
 
 const ME = "GET /users/me";
@@ -37,6 +38,12 @@ export const readRows: Row[] = [
   },
   // Bodies of 0.35 / 3.5 MB: autocannon, which parses each body, would measure itself.
   ...[1000, 10_000].map(
-    (users): Row => ({ name: "GET /users", users, shape: "GET", client: "lean", run: (env) => runLoad(env.port, { path: "/api/v1/users", auth: env.realm.owner, client: "lean" }) }),
+    (users): Row => ({
+      name: "GET /users",
+      users,
+      shape: "GET",
+      client: "lean",
+      run: (env) => withServerCpu(env, () => runLoad(env.port, { path: "/api/v1/users", auth: env.realm.owner, client: "lean" })),
+    }),
   ),
 ];
