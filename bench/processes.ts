@@ -31,8 +31,12 @@ export async function startBare(): Promise<Server> {
   return serverOf(child, port);
 }
 
-/** `env` adds to (or, for the mixed load, replaces) PARLEY_BENCH_ENV. */
-export async function startParley(dataDir: string, databaseUrl: string | undefined, env_: Record<string, string> = PARLEY_BENCH_ENV): Promise<Server> {
+// BENCH_SERVER_CLI=/other/checkout/dist/src/cli.js runs another build's server under the same
+// bench (old and new code compared alternately; the builds must share the schema).
+const defaultCli = process.env.BENCH_SERVER_CLI ?? path.join(here, "..", "src", "cli.js");
+
+/** `env` adds to (or, for the mixed load, replaces) PARLEY_BENCH_ENV; `cli` is the build's dist/src/cli.js. */
+export async function startParley(dataDir: string, databaseUrl: string | undefined, env_: Record<string, string> = PARLEY_BENCH_ENV, cli = defaultCli): Promise<Server> {
   const port = await freePort();
   const log = fs.openSync(path.join(dataDir, `server-${port}.log`), "a");
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), PARLEY_DATA_DIR: dataDir, ...env_ };
@@ -41,7 +45,7 @@ export async function startParley(dataDir: string, databaseUrl: string | undefin
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, path.join(here, "..", "src", "cli.js"), "serve"], { env, stdio: ["ignore", log, log] });
+  const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], { env, stdio: ["ignore", log, log] });
   fs.closeSync(log);
   await waitForHttp(port, "/api/v1/server_settings", child);
   return serverOf(child, port);

@@ -1,16 +1,18 @@
 /**
- * A load measurement with the server's CPU per request beside it: the main thread's CPU
- * time (processes.ts) over the measurement divided by the responses. On the shared
- * machine a row's wall-clock figures move with whatever else runs; this one hardly does.
+ * The server main thread's CPU per answered request during a load: a figure that moves far
+ * less with the shared machine's load than req/s does (the send rows' req/s moved 2.5× between
+ * runs a minute apart), so old and new code compare on it.
  */
 import type { LoadResult } from "./load.js";
 import { mainThreadCpuMs } from "./processes.js";
-import type { PhaseEnv, RowResult } from "./row.js";
+import type { RowResult } from "./row.js";
 
-export async function withServerCpu(env: PhaseEnv, load: () => Promise<LoadResult>): Promise<RowResult> {
-  const before = mainThreadCpuMs(env.pid);
+/** Runs `load` and adds `serverCpuUsPerRequest` (µs) to its figures and note. */
+export async function withServerCpu(pid: number, load: () => Promise<LoadResult>): Promise<RowResult> {
+  const before = mainThreadCpuMs(pid);
   const result = await load();
-  const perRequest = Math.round(((mainThreadCpuMs(env.pid) - before) / Math.max(1, result.requests)) * 100) / 100;
-  const note = `server main thread's CPU per request ${perRequest} ms`;
-  return { ...result, figures: { serverCpuMsPerRequest: perRequest }, note: result.note ? `${result.note}; ${note}` : note };
+  const cpuMs = mainThreadCpuMs(pid) - before;
+  const perRequestUs = result.requests > 0 ? Math.round((cpuMs * 1000) / result.requests) : 0;
+  const note = `server main thread's CPU per request ${perRequestUs} µs`;
+  return { ...result, figures: { serverCpuUsPerRequest: perRequestUs }, note: result.note ? `${result.note}; ${note}` : note };
 }

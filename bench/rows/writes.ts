@@ -4,17 +4,23 @@ import { runLoad } from "../load.js";
 import type { Row } from "../row.js";
 import { CONNECTIONS } from "../settings.js";
 import { SEND_CHANNEL } from "../seed.js";
+import { withServerCpu } from "../server-cpu.js";
 import { SEND_BODY, sendMessages } from "./messages-setup.js";
 
 const SENDS_PER_SECOND = 200;
 const send = { method: "POST" as const, path: "/api/v1/messages", body: SEND_BODY };
 
 export const writeRows: Row[] = [
-  { name: "POST /messages (50-member channel)", users: 1000, shape: "POST", run: (env) => runLoad(env.port, { ...send, auth: env.realm.owner }) },
+  {
+    name: "POST /messages (50-member channel)",
+    users: 1000,
+    shape: "POST",
+    run: (env) => withServerCpu(env.pid, () => runLoad(env.port, { ...send, auth: env.realm.owner })),
+  },
   {
     name: `POST /messages at ${SENDS_PER_SECOND} sends/s`,
     users: 1000,
-    run: async (env) => ({ ...(await runLoad(env.port, { ...send, auth: env.realm.owner, rate: SENDS_PER_SECOND })), note: "50-member channel, fixed rate" }),
+    run: (env) => withServerCpu(env.pid, async () => ({ ...(await runLoad(env.port, { ...send, auth: env.realm.owner, rate: SENDS_PER_SECOND })), note: "50-member channel, fixed rate" })),
   },
   {
     name: "reacting (add then remove)",
@@ -25,15 +31,17 @@ export const writeRows: Row[] = [
       // as many, because autocannon may hand a restarted connection a fresh path.
       const ids = await sendMessages(env, 3 * CONNECTIONS);
       const paths = ids.map((id) => `/api/v1/messages/${id}/reactions`);
-      return runLoad(env.port, {
-        path: paths[0],
-        paths,
-        sequence: [
-          { method: "POST", body: "emoji_name=tada" },
-          { method: "DELETE", body: "emoji_name=tada" },
-        ],
-        auth: env.realm.owner,
-      });
+      return withServerCpu(env.pid, () =>
+        runLoad(env.port, {
+          path: paths[0],
+          paths,
+          sequence: [
+            { method: "POST", body: "emoji_name=tada" },
+            { method: "DELETE", body: "emoji_name=tada" },
+          ],
+          auth: env.realm.owner,
+        }),
+      );
     },
   },
   {

@@ -4,6 +4,7 @@
  */
 import crypto from "node:crypto";
 import type { User } from "../db/schema.js";
+import { memoByText } from "./memo-by-text.js";
 
 /** The one place naming the hash-based avatar service. */
 export const HASH_AVATAR_BASE_URL = "https://secure.gravatar.com/avatar/";
@@ -11,9 +12,8 @@ export const HASH_AVATAR_BASE_URL = "https://secure.gravatar.com/avatar/";
 export const AVATAR_SOURCE_HASH = "G";
 export const AVATAR_SOURCE_UPLOADED = "U";
 
-function md5(text: string): string {
-  return crypto.createHash("md5").update(text).digest("hex");
-}
+/** Remembered: every message record hashes its sender's email. */
+const md5 = memoByText(10_000, (text) => crypto.createHash("md5").update(text).digest("hex"));
 
 /** `<base><md5>?d=identicon&version=<n>` for a real email. */
 export function hashAvatarUrl(email: string, version: number): string {

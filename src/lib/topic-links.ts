@@ -12,19 +12,23 @@
  */
 import { createHash } from "node:crypto";
 import { topicLinksOf, type TopicLink } from "./markdown/index.js";
+import { memoByText } from "./memo-by-text.js";
 
 type LinkifierList = ReadonlyArray<{ pattern: string; url_template: string }>;
 
 const MAX_ENTRIES = 20_000;
+/** Linkifier lists remembered (their digest, their parsed form): a realm's list rarely changes. */
+const MAX_LISTS = 100;
 const cache = new Map<string, TopicLink[]>();
 
 /** Counters for tests: topics computed (cache misses). */
 export const topicLinkStats = { computed: 0 };
 
+/** Digests remembered by the list's text: a send digested the same list every time. */
+const digestOfText = memoByText(MAX_LISTS, (text) => createHash("sha256").update(text).digest("base64url"));
+
 function digest(linkifiers: LinkifierList): string {
-  return createHash("sha256")
-    .update(JSON.stringify(linkifiers.map((l) => [l.pattern, l.url_template])))
-    .digest("base64url");
+  return digestOfText(JSON.stringify(linkifiers.map((l) => [l.pattern, l.url_template])));
 }
 
 /**
@@ -37,7 +41,6 @@ export function topicLinker(linkifiers: LinkifierList, topics: readonly string[]
 
 /** Linkifier lists by their JSON text, parsed and digested once (a realm's list rarely changes). */
 const listsByJson = new Map<string, { prefix: string; linkifiers: LinkifierList }>();
-const MAX_LISTS = 100;
 
 /**
  * The topic links of one topic, the linkifiers given as the JSON text of their rows in any
