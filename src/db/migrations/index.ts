@@ -11,6 +11,7 @@ import * as m0013 from "./0013-stored-files.js";
 import * as m0014 from "./0014-channel-name-lookup.js";
 import * as m0015 from "./0015-sessions.js";
 import * as m0016 from "./0016-direct-message-index.js";
+import * as m0017 from "./0017-user-messages-clustered.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   "0014-channel-name-lookup": m0014,
   "0015-sessions": m0015,
   "0016-direct-message-index": m0016,
+  "0017-user-messages-clustered": m0017,
 };
 
 export const migrationProvider: MigrationProvider = {
