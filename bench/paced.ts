@@ -7,7 +7,11 @@
  * through the lean client of raw-http.ts. Between requests due less than 2 ms apart the
  * generator does not sleep on a timer (whose 1 ms granularity, and its lateness when
  * responses are being read, sent requests in bursts up to 3–4 ms late against the bare
- * server): it yields to I/O with setImmediate and checks the clock again.
+ * server), nor spin on setImmediate (which kept a whole core busy: on a machine of two
+ * cores, one taken from the server under test and its GC and I/O threads): it sleeps at
+ * most SHORT_SLEEP_MS in Atomics.wait (a futex with a timeout, no CPU), then reads the
+ * responses that arrived and checks the clock again. A response that arrives during such a
+ * sleep is read at most SHORT_SLEEP_MS late.
  */
 import { openRawConnection, requestsOf, type RawConnection, type RawLoadSpec } from "./raw-http.js";
 
@@ -58,8 +62,18 @@ export async function pacedLoad(port: number, spec: PacedSpec): Promise<{ latenc
   return { latencies, failures, seconds };
 }
 
-/** Resolves shortly before `at` (a timer) or, when `at` is under 2 ms away, after one turn of the event loop. */
+/** The longest sleep between two looks at the sockets when requests are due less than 2 ms apart. */
+const SHORT_SLEEP_MS = 0.1;
+/** A cell nobody notifies: Atomics.wait on it is a sleep of the given length. */
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Resolves shortly before `at` (a timer) or, when `at` is under 2 ms away, after a sleep of
+ * at most SHORT_SLEEP_MS and one turn of the event loop (which reads the responses in).
+ */
 function untilNear(at: number): Promise<void> {
   const ms = at - performance.now();
-  return new Promise((resolve) => (ms > 2 ? setTimeout(resolve, ms - 1) : setImmediate(resolve)));
+  if (ms > 2) return new Promise((resolve) => setTimeout(resolve, ms - 1));
+  if (ms > 0) Atomics.wait(sleepCell, 0, 0, Math.min(ms, SHORT_SLEEP_MS));
+  return new Promise((resolve) => setImmediate(resolve));
 }
