@@ -12,9 +12,10 @@
  * The compiled query is kept per database adapter, which a database handle shares with
  * the transactions opened on it (the SQL text depends only on the dialect), so a query
  * run inside transactions is compiled once too. Never for writes to tables the cache
- * write watcher follows (src/caches/write-watcher.ts): a compiled query skips plugins.
+ * write watcher follows (src/caches/write-watcher.ts): a compiled query skips plugins;
+ * `compiledWriteOnce` is for those.
  */
-import type { CompiledQuery, Compilable, DialectAdapter } from "kysely";
+import { createQueryId, type CompiledQuery, type Compilable, type DialectAdapter } from "kysely";
 import type { Queryable } from "./tx.js";
 import { prepareOnPostgres } from "./prepared-statements.js";
 
@@ -34,5 +35,29 @@ export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...a
     // Same SQL and query node (plugins and the NUL guard still see a SELECT), new parameters.
     const result = await db.executeQuery<R>({ ...query, parameters: args });
     return result.rows;
+  };
+}
+
+/**
+ * A write compiled once whose every run still goes through the plugins' transformQuery,
+ * with a query id of its own, as a query built anew would: the cache write watcher flushes
+ * around it and again when its transaction ends. `parameters` gives the statement's
+ * parameters from the arguments (checked against the build's on the first run), for
+ * builders whose parameters are not simply the arguments (a list spread over several).
+ */
+export function compiledWriteOnce<A extends unknown[]>(build: (db: Queryable, ...args: A) => Compilable<unknown>, parameters: (db: Queryable, ...args: A) => unknown[]) {
+  const compiled = new WeakMap<DialectAdapter, CompiledQuery<unknown>>();
+  return async (db: Queryable, ...args: A): Promise<void> => {
+    const executor = db.getExecutor();
+    const params = parameters(db, ...args);
+    let query = compiled.get(executor.adapter);
+    if (query === undefined) {
+      query = build(db, ...args).compile();
+      if (JSON.stringify(query.parameters) !== JSON.stringify(params)) throw new Error(`compiledWriteOnce: parameters of ${query.sql} are not the given ones`);
+      compiled.set(executor.adapter, query);
+      prepareOnPostgres(query.sql);
+    }
+    const queryId = createQueryId();
+    await db.executeQuery({ ...query, query: executor.transformQuery(query.query, queryId), queryId, parameters: params });
   };
 }

@@ -92,15 +92,22 @@ export const PAIR_SMALL_MAX = 1023;
  * (`value ->> 0`…) cost it five times the insert itself.
  */
 export function pairRows(db: Kysely<any>, constants: readonly number[], pairs: ReadonlyArray<readonly [number, number]>): RawBuilder<unknown> {
+  const lists = pairRowsParameters(db, [], pairs);
+  if (dialectOf(db) === "postgres") {
+    const heads = constants.map((c) => sql`${c}::int8`);
+    return sql`select ${sql.join([...heads, sql`t.a`, sql`t.b`])} from unnest(${lists[0]}::int8[], ${lists[1]}::int8[]) as t(a, b)`;
+  }
+  const heads = constants.map((c) => sql`${c}`);
+  return sql`select ${sql.join([...heads, sql`value >> 10`, sql`value & 1023`])} from json_each(${lists[0]})`;
+}
+
+/** The parameters of pairRows' table expression, in its order (for a statement compiled once). */
+export function pairRowsParameters(db: Kysely<any>, constants: readonly number[], pairs: ReadonlyArray<readonly [number, number]>): unknown[] {
   for (const [a, b] of pairs) {
     if (!Number.isSafeInteger(a * 1024) || !Number.isInteger(b) || b < 0 || b > PAIR_SMALL_MAX) throw new Error(`pairRows: (${a}, ${b}) out of range`);
   }
-  if (dialectOf(db) === "postgres") {
-    const heads = constants.map((c) => sql`${c}::int8`);
-    return sql`select ${sql.join([...heads, sql`t.a`, sql`t.b`])} from unnest(${pairs.map((p) => p[0])}::int8[], ${pairs.map((p) => p[1])}::int8[]) as t(a, b)`;
-  }
-  const heads = constants.map((c) => sql`${c}`);
-  return sql`select ${sql.join([...heads, sql`value >> 10`, sql`value & 1023`])} from json_each(${JSON.stringify(pairs.map(([a, b]) => a * 1024 + b))})`;
+  if (dialectOf(db) === "postgres") return [...constants, pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+  return [...constants, JSON.stringify(pairs.map(([a, b]) => a * 1024 + b))];
 }
 
 /**

@@ -6,7 +6,10 @@
  * thousand a second and stalls every other request meanwhile. Instead, logical
  * transactions run one after another, each inside a SAVEPOINT of one physical
  * transaction (BEGIN IMMEDIATE: the write lock is taken at once, so no other process can
- * slip a write in between a read and a write). The physical transaction COMMITs once a
+ * slip a write in between a read and a write), except the first: it is alone in the
+ * physical transaction, so a plain ROLLBACK undoes it alone, and it skips the savepoint's
+ * journal (a copy of every page it changes: about 50 for a send to a 50-member channel,
+ * and a send at a low rate is always first). The physical transaction COMMITs once a
  * turn of the event loop (setImmediate) added no transaction to it, or GROUP_WAIT_MS after
  * it began, or earlier when it grows past a bound. A logical transaction resolves only after that COMMIT, so nothing is
  * acknowledged or announced before it is durable; one that fails rolls back to its own
@@ -36,6 +39,8 @@ export class CommitGroup {
   private commitScheduled = false;
   /** A transaction ended since the last scheduled check. */
   private joined = false;
+  /** The running logical transaction has a savepoint (it is not the first of the physical one). */
+  private inSavepoint = false;
 
   constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
@@ -74,8 +79,11 @@ export class CommitGroup {
       this.writer.exec("begin immediate");
       this.open = true;
       this.openedAt = Date.now();
+      this.inSavepoint = false;
+      return;
     }
     this.writer.exec(`savepoint ${SAVEPOINT}`);
+    this.inSavepoint = true;
   }
 
   /**
@@ -83,7 +91,7 @@ export class CommitGroup {
    * The caller releases the writer right after (synchronously), so the COMMIT can follow.
    */
   end(): Promise<void> {
-    this.writer.exec(`release ${SAVEPOINT}`);
+    if (this.inSavepoint) this.writer.exec(`release ${SAVEPOINT}`);
     this.joined = true;
     return new Promise<void>((resolve, reject) => this.members.push({ resolve, reject }));
   }
@@ -94,6 +102,12 @@ export class CommitGroup {
       // SQLite rolled the whole physical transaction back (e.g. disk full): the
       // transactions that ended before this one lost their writes too.
       this.failAll(new Error("The database rolled back the transaction"));
+      return;
+    }
+    if (!this.inSavepoint) {
+      // The first transaction of the physical one: nobody else's writes are in it yet.
+      this.writer.exec("rollback");
+      this.open = false;
       return;
     }
     this.writer.exec(`rollback to ${SAVEPOINT}`);

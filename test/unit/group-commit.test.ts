@@ -68,6 +68,21 @@ async function values(db: Kysely<DB>): Promise<number[]> {
 const insert = (db: Kysely<DB>, v: number) => sql`insert into t (v) values (${v})`.execute(db);
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
+/** `count` concurrent transactions writing i and 100 + i; number `failing` throws after its writes (`pause`: after a wait, the others queued). */
+function oneFailing(db: Kysely<DB>, count: number, failing: number, opts: { pause?: boolean } = {}) {
+  return Promise.allSettled(
+    Array.from({ length: count }, (_, i) =>
+      withTransaction(db, async (tx) => {
+        await insert(tx, i);
+        await insert(tx, 100 + i);
+        if (opts.pause) await tick();
+        if (i === failing) throw new Error("fails");
+        return i;
+      }),
+    ),
+  );
+}
+
 const targets: Array<[string, () => Promise<Target>]> = [["the test database", testDatabase]];
 if (!process.env.TEST_DATABASE_URL) targets.push(["a SQLite file (reads on a second connection)", sqliteFile]);
 
@@ -99,20 +114,23 @@ describe.each(targets)("concurrent transactions on %s", (_name, open) => {
 
   it("one failing transaction rolls back alone; the others commit", async () => {
     await sql`delete from t`.execute(t.db);
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) =>
-        withTransaction(t.db, async (tx) => {
-          await insert(tx, i);
-          await insert(tx, 100 + i);
-          if (i === 4) throw new Error("fails");
-          return i;
-        }),
-      ),
-    );
+    const outcomes = await oneFailing(t.db, 10, 4);
     expect(outcomes.map((o) => o.status)).toEqual(Array.from({ length: 10 }, (_, i) => (i === 4 ? "rejected" : "fulfilled")));
     const expected = [0, 1, 2, 3, 5, 6, 7, 8, 9, 100, 101, 102, 103, 105, 106, 107, 108, 109];
     expect(await t.committedValues()).toEqual(expected);
     expect(await values(t.db)).toEqual(expected);
+  });
+
+  it("the first transaction of a group (no savepoint of its own) fails alone: those queued behind it commit", async () => {
+    await sql`delete from t`.execute(t.db);
+    const outcomes = await oneFailing(t.db, 5, 0, { pause: true });
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "fulfilled", "fulfilled", "fulfilled", "fulfilled"]);
+    const expected = [1, 2, 3, 4, 101, 102, 103, 104];
+    expect(await t.committedValues()).toEqual(expected);
+    expect(await values(t.db)).toEqual(expected);
+    // And the next group starts cleanly after that ROLLBACK.
+    await withTransaction(t.db, (tx) => insert(tx, 5));
+    expect(await t.committedValues()).toEqual([1, 2, 3, 4, 5, 101, 102, 103, 104]);
   });
 
   it("a write is not read outside its transaction before it commits, nor ever if it fails", async () => {

@@ -2,9 +2,9 @@
 import type { Insertable, Selectable } from "kysely";
 import type { Message, MessageTable, Recipient, User } from "../schema.js";
 import type { Queryable } from "../tx.js";
-import { inIntegers, integerRows, lower, pairRows, withoutStatementUndo } from "../dialect.js";
+import { inIntegers, integerRows, lower, pairRows, pairRowsParameters, withoutStatementUndo } from "../dialect.js";
 import { inChunks } from "../chunks.js";
-import { compiledOnce } from "../compiled.js";
+import { compiledOnce, compiledWriteOnce } from "../compiled.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
@@ -60,16 +60,20 @@ export async function insertMessage(db: Queryable, row: NewMessage): Promise<Mes
 
 /**
  * One message's per-user rows with their flags, in one INSERT whatever the number of
- * recipients. Built per call (not compiled once): the cache write watcher follows
- * `user_messages`.
+ * recipients; compiled once, the cache write watcher still sees it (`user_messages`).
  */
 export async function insertUserMessagesOfMessage(db: Queryable, realmId: number, messageId: number, flagsByUser: ReadonlyMap<number, number>): Promise<void> {
   if (flagsByUser.size === 0) return;
-  await withoutStatementUndo(db, db.insertInto("user_messages"))
-    .columns(["realm_id", "message_id", "user_id", "flags"])
-    .expression(pairRows(db, [realmId, messageId], [...flagsByUser]) as never)
-    .execute();
+  await insertUserMessagesOf(db, realmId, messageId, [...flagsByUser]);
 }
+
+const insertUserMessagesOf = compiledWriteOnce(
+  (db, realmId: number, messageId: number, flags: Array<[number, number]>) =>
+    withoutStatementUndo(db, db.insertInto("user_messages"))
+      .columns(["realm_id", "message_id", "user_id", "flags"])
+      .expression(pairRows(db, [realmId, messageId], flags) as never),
+  (db, realmId, messageId, flags) => pairRowsParameters(db, [realmId, messageId], flags),
+);
 
 /** One INSERT for all the per-user rows of a message, however many (the rows travel as one parameter per column). */
 export async function insertUserMessages(
