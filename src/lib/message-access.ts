@@ -11,7 +11,7 @@ import { ApiError, UnauthorizedError } from "../errors.js";
 import type { Channel, Message, Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
 import { findChannelsByIds } from "../db/queries/channels.js";
-import { subscribedChannelIds } from "../db/queries/subscriptions.js";
+import { subscribedRecipientIds } from "../db/queries/subscriptions.js";
 import { findMessageById, findMessagesByIds, userMessageFlags } from "../db/queries/messages.js";
 import { isGuest } from "./roles.js";
 
@@ -63,7 +63,8 @@ export async function bulkAccessMessages(db: Queryable, user: User, ids: readonl
   const flags = await userMessageFlags(db, user.id, messages.map((m) => m.id));
   const channelIds = [...new Set(messages.map((m) => m.channel_id).filter((c): c is number => c !== null))];
   const channels = new Map((await findChannelsByIds(db, user.realm_id, channelIds)).map((c) => [c.id, c]));
-  const subscribed = channelIds.length > 0 ? await subscribedChannelIds(db, user.realm_id, user.id) : new Set<number>();
+  const recipientIds = [...channels.values()].map((c) => c.recipient_id).filter((r): r is number => r !== null);
+  const subscribedRecipients = await subscribedRecipientIds(db, user.realm_id, user.id, recipientIds);
   const out: AccessedMessage[] = [];
   for (const message of messages) {
     const f = flags.get(message.id) ?? null;
@@ -73,7 +74,7 @@ export async function bulkAccessMessages(db: Queryable, user: User, ids: readonl
     }
     const channel = channels.get(message.channel_id);
     if (!channel) continue;
-    const sub = subscribed.has(channel.id);
+    const sub = channel.recipient_id !== null && subscribedRecipients.has(channel.recipient_id);
     if (canAccessChannelMessage(user, channel, sub, f !== null, opts)) out.push({ message, flags: f, channel, subscribed: sub });
   }
   return out;
