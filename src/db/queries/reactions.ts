@@ -1,5 +1,6 @@
 /** The reactions table: one row per (message, user, reaction_type, emoji_code). */
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
+import { compiledOnce } from "../compiled.js";
 import type { ReactionTable } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import type { ReactionRow } from "./messages.js";
@@ -11,17 +12,29 @@ interface ReactionKey {
   reactionType: string;
 }
 
-/** The oldest reaction on the message with this emoji (any user's): a new one votes for it. */
-export async function findReactionOnMessage(db: Queryable, key: ReactionKey, userId?: number): Promise<ReactionRow | undefined> {
-  let q = db
+const reactionsWithEmoji = (db: Queryable, realmId: number, messageId: number, emojiCode: string, reactionType: string) =>
+  db
     .selectFrom("reactions")
     .selectAll()
-    .where("realm_id", "=", key.realmId)
-    .where("message_id", "=", key.messageId)
-    .where("emoji_code", "=", key.emojiCode)
-    .where("reaction_type", "=", key.reactionType);
-  if (userId !== undefined) q = q.where("user_id", "=", userId);
-  return q.orderBy("id").limit(1).executeTakeFirst();
+    .where("realm_id", "=", realmId)
+    .where("message_id", "=", messageId)
+    .where("emoji_code", "=", emojiCode)
+    .where("reaction_type", "=", reactionType);
+// Compiled once (every reaction looks twice); the limit is a literal, not a parameter.
+const oldestReaction = compiledOnce((db, realmId: number, messageId: number, emojiCode: string, reactionType: string) =>
+  reactionsWithEmoji(db, realmId, messageId, emojiCode, reactionType).orderBy("id").limit(sql.lit(1)),
+);
+const oldestReactionOfUser = compiledOnce((db, realmId: number, messageId: number, emojiCode: string, reactionType: string, userId: number) =>
+  reactionsWithEmoji(db, realmId, messageId, emojiCode, reactionType).where("user_id", "=", userId).orderBy("id").limit(sql.lit(1)),
+);
+
+/** The oldest reaction on the message with this emoji (any user's): a new one votes for it. */
+export async function findReactionOnMessage(db: Queryable, key: ReactionKey, userId?: number): Promise<ReactionRow | undefined> {
+  const [row] =
+    userId === undefined
+      ? await oldestReaction(db, key.realmId, key.messageId, key.emojiCode, key.reactionType)
+      : await oldestReactionOfUser(db, key.realmId, key.messageId, key.emojiCode, key.reactionType, userId);
+  return row;
 }
 
 /** Inserts the reaction; false when the same user's identical reaction exists (a concurrent request won). */

@@ -1,13 +1,18 @@
 /** The realm_emoji table: an organization's custom emoji. */
-import type { Insertable, Selectable } from "kysely";
+import { sql, type Insertable, type Selectable } from "kysely";
+import { compiledOnce } from "../compiled.js";
 import type { RealmEmojiTable } from "../schema.js";
 import type { Queryable } from "../tx.js";
 
 export type RealmEmojiRow = Selectable<RealmEmojiTable>;
 
-/** The realm's active custom emoji with this name, if any. */
+const activeByName = compiledOnce((db, realmId: number, name: string) =>
+  db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("name", "=", name).where("deactivated", "=", sql.lit(0)),
+);
+
+/** The realm's active custom emoji with this name, if any (compiled once: every reaction asks). */
 export async function findActiveRealmEmojiByName(db: Queryable, realmId: number, name: string): Promise<RealmEmojiRow | undefined> {
-  return db.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).where("name", "=", name).where("deactivated", "=", 0).executeTakeFirst();
+  return (await activeByName(db, realmId, name))[0];
 }
 
 /** A realm's custom emoji (active or not) by id. */
