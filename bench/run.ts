@@ -143,7 +143,8 @@ async function main(): Promise<void> {
   } finally {
     await bare.stop();
     await ctx.db.destroy();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    // BENCH_KEEP_DATA=1 keeps the organization and the servers' logs (server-<port>.log, with the access log).
+    if (!process.env.BENCH_KEEP_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
