@@ -96,7 +96,7 @@ export class Caches {
         if (change.userId === undefined) return this.each([this.usersByApiKey, this.sessions, this.ownProfiles, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
         this.sessions.flushUser(change.userId);
-        this.ownProfiles.flushUser(change.userId);
+        this.ownProfiles.flushKeys([change.userId]);
         return this.each(this.onAnyUserChange, realmId);
       case "profile":
         return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);
@@ -117,7 +117,7 @@ export class Caches {
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();
       case "messageRecords":
-        if (change.messageIds !== undefined) return this.messageRecords.flushMessages(change.messageIds);
+        if (change.messageIds !== undefined) return this.messageRecords.flushKeys(change.messageIds);
         return this.each([this.messageRecords], realmId);
       case "everything":
         return this.each(this.all, realmId);

@@ -6,7 +6,7 @@
  * realm whatever a record shows of others (users, channels, the realm, linkifiers).
  */
 import type { MessageForReader } from "../db/queries/message-fetch.js";
-import { GenerationalMap } from "./generational-map.js";
+import { RealmEntryCache } from "./realm-entries.js";
 
 /** A record as JSON members with the reader's flags left out (built by lib/message-read-fields.ts). */
 export interface FieldsAroundFlags {
@@ -25,25 +25,9 @@ export interface CachedMessageRecord {
   serialized: Map<string, FieldsAroundFlags>;
 }
 
-export class MessageRecordCache {
-  private readonly entries = new GenerationalMap<number, { realmId: number; value: CachedMessageRecord }>(10_000);
-
-  /** A hit answers at once (no promise; message ids are unique across realms). A load that throws stores nothing. */
-  get(realmId: number, messageId: number, load: () => Promise<CachedMessageRecord>): CachedMessageRecord | Promise<CachedMessageRecord> {
-    const hit = this.entries.get(messageId);
-    if (hit !== undefined) return hit.value;
-    return this.entries.getOrLoad(messageId, async () => ({ realmId, value: await load() })).then((entry) => entry.value);
-  }
-
-  flushMessages(messageIds: readonly number[]): void {
-    this.entries.flushKeys(messageIds);
-  }
-
-  flushRealm(realmId: number): void {
-    this.entries.flush((_, entry) => entry.realmId === realmId);
-  }
-
-  flushAll(): void {
-    this.entries.flush();
+/** By message id (ids are unique across realms); flushKeys takes message ids. */
+export class MessageRecordCache extends RealmEntryCache<number, CachedMessageRecord> {
+  constructor() {
+    super(10_000);
   }
 }

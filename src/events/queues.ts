@@ -439,8 +439,7 @@ export class QueueManager {
   }
 
   private readonly answerSlice = (): void => {
-    const slice = this.toAnswer.length <= ANSWER_SLICE ? this.toAnswer : this.toAnswer.splice(0, ANSWER_SLICE);
-    if (slice === this.toAnswer) this.toAnswer = [];
+    const slice = this.toAnswer.splice(0, ANSWER_SLICE);
     this.answering = this.toAnswer.length > 0 ? setImmediate(this.answerSlice) : null;
     for (const q of slice) {
       q.answerScheduled = false;

@@ -7,15 +7,13 @@
 import type { AppContext } from "../context.js";
 import type { Realm } from "../db/schema.js";
 import { findMessageForReader } from "../db/queries/message-fetch.js";
-import type { MessageReaderAccess } from "../db/queries/message-reader-access.js";
+import { NOBODY, type MessageReaderAccess } from "../db/queries/message-reader-access.js";
 import type { CachedMessageRecord, FieldsAroundFlags } from "../caches/message-records.js";
 import type { MessageRecordOptions } from "../api-records/message.js";
 import { invalidMessage } from "./message-access.js";
 import { DEFAULT_HISTORICAL_FLAGS, flagsToList } from "./message-flags.js";
 import { recordOfReadMessage } from "./message-records.js";
 
-/** Nobody's flags and subscriptions: the cached part must not depend on the reader. */
-const NOBODY = -1;
 /** Stands for the flags while the record is serialized: JSON text can hold `"flags":"\u0000flags"` only as the member itself. */
 const FLAGS_MARKER = "\u0000flags";
 const MARKER_MEMBER = `"flags":${JSON.stringify(FLAGS_MARKER)}`;
@@ -42,7 +40,7 @@ export async function messageReadFields(
   // The access check read the message's channel now: a cached record from another channel
   // (a move whose flush this process has not seen yet) is never shown.
   if (cached.read.message.channel_id !== access.channelId) {
-    cache.flushMessages([messageId]);
+    cache.flushKeys([messageId]);
     cached = await cache.get(realm.id, messageId, load);
     if (cached.read.message.channel_id !== access.channelId) throw invalidMessage();
   }
@@ -53,6 +51,7 @@ export async function messageReadFields(
 }
 
 async function loadRecord(ctx: AppContext, realmId: number, messageId: number): Promise<CachedMessageRecord> {
+  // Loaded as nobody: the cached part must not depend on the reader.
   const read = await findMessageForReader(ctx.db, realmId, NOBODY, messageId);
   if (!read) throw invalidMessage();
   return { read, serialized: new Map() };

@@ -6,11 +6,8 @@
  */
 import type { Realm, User } from "../db/schema.js";
 import type { Queryable } from "../db/tx.js";
-import { findMessageReaderAccess, type MessageReaderAccess } from "../db/queries/message-reader-access.js";
+import { findMessageReaderAccess, NOBODY, type MessageReaderAccess } from "../db/queries/message-reader-access.js";
 import { canAccessChannelMessage, invalidMessage, notLoggedIn, spectatorsAllowed } from "./message-access.js";
-
-/** No user has this id: a spectator has no flags and no subscriptions. */
-const NOBODY = -1;
 
 /** The message's access facts if `user` may read it, with their flags; `Invalid message(s)` otherwise. */
 export async function accessMessageForReading(db: Queryable, user: User, id: number): Promise<MessageReaderAccess> {

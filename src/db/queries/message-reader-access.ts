@@ -9,6 +9,9 @@ import type { Channel } from "../schema.js";
 import type { Queryable } from "../tx.js";
 import { compiledOnce } from "../compiled.js";
 
+/** No user has this id: as a reader, nobody has flags or subscriptions (a spectator; a record cached for everyone). */
+export const NOBODY = -1;
+
 /** The channel columns the access rule reads. */
 export type ChannelAccess = Pick<Channel, "id" | "realm_id" | "deactivated" | "invite_only" | "history_public_to_subscribers" | "is_web_public">;
 
@@ -69,7 +72,7 @@ export function channelAccessOf(row: {
   };
 }
 
-/** The message's access facts for a reader (-1: nobody, a spectator); undefined when the realm has no such message. */
+/** The message's access facts for a reader (NOBODY: a spectator); undefined when the realm has no such message. */
 export async function findMessageReaderAccess(db: Queryable, realmId: number, readerId: number, messageId: number): Promise<MessageReaderAccess | undefined> {
   const [row] = await messageAccessRow(db, readerId, readerId, realmId, messageId);
   if (!row) return undefined;
