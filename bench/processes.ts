@@ -68,6 +68,22 @@ export function mainThreadCpuMs(pid: number): number {
   return ns / 1e6;
 }
 
+/**
+ * Until the process's main thread has been nearly idle (under 5% of a core) for 100 ms: the
+ * work a previous step left behind (10,000 re-polls after a fan-out) is done, so the next
+ * timed request does not queue behind it.
+ */
+export async function untilIdle(pid: number, timeoutMs = 30_000): Promise<void> {
+  const windowMs = 100;
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const before = mainThreadCpuMs(pid);
+    await new Promise((r) => setTimeout(r, windowMs));
+    if (mainThreadCpuMs(pid) - before < windowMs * 0.05) return;
+  }
+  throw new Error(`server (pid ${pid}) still busy after ${timeoutMs} ms`);
+}
+
 function serverOf(child: ChildProcess, port: number): Server {
   return {
     port,

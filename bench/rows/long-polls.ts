@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { api, basicAuth, form } from "../http-client.js";
 import { percentile } from "../load.js";
 import { PollPool } from "../long-polls.js";
-import { mainThreadCpuMs, rssMb } from "../processes.js";
+import { mainThreadCpuMs, rssMb, untilIdle } from "../processes.js";
 import { RequestTimer } from "../timed-request.js";
 import type { PhaseEnv, Row, RowResult } from "../row.js";
 import { EVERYONE_CHANNEL } from "../seed.js";
@@ -109,6 +109,9 @@ async function fanout(env: PhaseEnv): Promise<RowResult> {
   const delivered: number[] = [];
   const cpuMs: number[] = [];
   for (let i = -FANOUT_WARMUPS; i < FANOUT_REPEATS; i++) {
+    // As the bare server's polls are all waiting before each release: the previous send's
+    // re-polls (one GET /events per subscriber) are answered before this send is timed.
+    await untilIdle(env.pid);
     const token = `fanout${randomBytes(6).toString("hex")}`;
     const body = form({ type: "stream", to: EVERYONE_CHANNEL, topic: "fan-out", content: `Hello all ${token}` });
     const cpuBefore = mainThreadCpuMs(env.pid);
