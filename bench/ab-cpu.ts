@@ -11,7 +11,9 @@
  *
  *   npm run build && node dist/bench/ab-cpu.js --old /work/main/dist/src/cli.js
  *     [--new dist/src/cli.js] [--rounds 5] [--seconds 4] [--connections 20]
- *     [--instructions 200 [--warmup 1000]] [--path /api/v1/messages] [--body <form>]
+ *     [--instructions 200 [--warmup 1000]] [--path /api/v1/messages] [--body <form>] [--keep]
+ *
+ * `--keep` leaves the data directories (with the callgrind dumps, for callgrind_annotate).
  *
  * Both builds must share the schema (the organization is seeded once, by this build).
  */
@@ -119,7 +121,8 @@ async function main(): Promise<void> {
     for (const [name, f] of figures) console.log(`${name}: median of ${rounds} rounds ${median(f).toFixed(0)} per request (${f.map((x) => x.toFixed(0)).join(", ")})`);
   } finally {
     for (const c of contenders) await c.stop();
-    for (const suffix of ["", ...Object.keys(builds).map((n) => `-${n}`)]) fs.rmSync(`${seeded}${suffix}`, { recursive: true, force: true });
+    if (process.argv.includes("--keep")) console.log(`data directories kept: ${seeded}-*`);
+    else for (const suffix of ["", ...Object.keys(builds).map((n) => `-${n}`)]) fs.rmSync(`${seeded}${suffix}`, { recursive: true, force: true });
   }
 }
 

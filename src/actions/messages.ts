@@ -12,7 +12,7 @@ import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
 import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { insertMessage, insertUserMessagesOfMessage, setFirstMessageIdIfNull, mentionSettingsOfGroups, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
-import { alertWordsOfRecipients, channelRecipients, channelSubscriberIds } from "../db/queries/message-send.js";
+import { alertWordsOfRecipients, channelSubscriberIds } from "../db/queries/message-send.js";
 import { groupIdsContainingUser, groupMemberIdsRecursive, systemGroupIds } from "../db/queries/user-groups.js";
 import { realmHost, realmUrl } from "../lib/realm-host.js";
 import { checkRecipientsActive, directRecipientFor, resolveChannel, type ChannelIndicator } from "../lib/addressee.js";
@@ -23,6 +23,7 @@ import { renderMessageContent, type RenderedContent } from "../lib/message-rende
 import { buildMessageRecords } from "../lib/message-records.js";
 import { usesClientHashAvatar } from "../api-records/message.js";
 import { truncateTopic } from "../lib/topics.js";
+import { cachedChannel, cachedChannelRecipients, cachedGroupsContaining, cachedLinkifiers } from "../lib/send-lookups.js";
 import { isGuest } from "../lib/roles.js";
 import { isNotificationBot } from "../lib/notification-bot.js";
 
@@ -50,25 +51,33 @@ export interface SendTransactionHooks {
   after(tx: Tx, messageId: number): Promise<void>;
 }
 
+/** The groups containing a user, directly or through subgroups (the send path reads them through a cache). */
+export type GroupsOf = (user: User) => Promise<ReadonlySet<number>>;
+
+const groupsFromDb =
+  (db: Queryable): GroupsOf =>
+  (user) =>
+    groupIdsContainingUser(db, user.realm_id, user.id);
+
 /** Whether the user is in the (possibly nested) group; a null setting allows everyone. */
-export async function userInGroup(db: Queryable, user: User, groupId: number | null): Promise<boolean> {
+export async function userInGroup(db: Queryable, user: User, groupId: number | null, groupsOf: GroupsOf = groupsFromDb(db)): Promise<boolean> {
   if (groupId === null) return true;
-  return (await groupIdsContainingUser(db, user.realm_id, user.id)).has(groupId);
+  return (await groupsOf(user)).has(groupId);
 }
 
 /** The channel's can_send_message_group (a bot may post where its owner may). */
-export async function checkCanSendMessageGroup(db: Queryable, sender: User, channel: Channel): Promise<void> {
-  if (await userInGroup(db, sender, channel.can_send_message_group_id)) return;
+export async function checkCanSendMessageGroup(db: Queryable, sender: User, channel: Channel, groupsOf: GroupsOf = groupsFromDb(db)): Promise<void> {
+  if (await userInGroup(db, sender, channel.can_send_message_group_id, groupsOf)) return;
   const owner = sender.is_bot && sender.bot_owner_id !== null ? (await usersByIds(db, sender.realm_id, [sender.bot_owner_id]))[0] : undefined;
-  if (!owner || !(await userInGroup(db, owner, channel.can_send_message_group_id))) {
+  if (!owner || !(await userInGroup(db, owner, channel.can_send_message_group_id, groupsOf))) {
     throw new ApiError("You do not have permission to post in this channel.");
   }
 }
 
 /** Upstream access_stream_for_send_message; the realm's system bot may post in any active channel. */
-async function checkCanSendToChannel(db: Queryable, sender: User, channel: Channel, systemBot: boolean): Promise<void> {
+async function checkCanSendToChannel(db: Queryable, sender: User, channel: Channel, systemBot: boolean, groupsOf: GroupsOf): Promise<void> {
   const owner = sender.is_bot && sender.bot_owner_id !== null ? sender.bot_owner_id : null;
-  if (!systemBot) await checkCanSendMessageGroup(db, sender, channel);
+  if (!systemBot) await checkCanSendMessageGroup(db, sender, channel, groupsOf);
   const notAuthorized = () => new ApiError(`Not authorized to send to channel '${channel.name}'`);
   if (channel.deactivated) throw notAuthorized();
   if (systemBot) return;
@@ -193,14 +202,16 @@ export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, 
   let topic = "";
   if (target.kind === "channel") {
     topic = truncateTopic(target.topic, realm.max_topic_length);
-    channel = await resolveChannel(db, realm.id, target.channel);
-    await checkCanSendToChannel(db, sender, channel, isNotificationBot(realm, sender));
+    // The channel, its recipients, the sender's groups and the linkifiers come from caches
+    // (lib/send-lookups.ts), loaded from `db` on a miss.
+    channel = await resolveChannel(db, realm.id, target.channel, (indicator) => cachedChannel(ctx, db, realm.id, indicator));
+    await checkCanSendToChannel(db, sender, channel, isNotificationBot(realm, sender), (user) => cachedGroupsContaining(ctx, db, user));
     if (realm.mandatory_topics && topic === "") throw new ApiError("Topics are required in this organization");
   } else {
     checkRecipientsActive(target.recipients, realmHost(realm.string_id, ctx.config.externalHost));
     await checkCanSendDirect(db, realm, sender, target.recipients);
   }
-  const rendered = await renderMessageContent(db, realm, realmUrl(realm.string_id, ctx.config.externalHost), content);
+  const rendered = await renderMessageContent(db, realm, realmUrl(realm.string_id, ctx.config.externalHost), content, () => cachedLinkifiers(ctx, db, realm.id));
   await checkMentionsAllowed(db, realm, sender, sender, rendered, channel, topic);
   return { content, channel, topic, rendered };
 }
@@ -233,8 +244,8 @@ async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: 
     let recipientId: number | null = channel?.recipient_id ?? null;
     // Active subscribers only, as upstream: a sender posting to a public channel they are
     // not subscribed to gets no per-user row (they read it as a historical message).
-    const recipients = channel ? await channelRecipients(tx, realm.id, channel) : undefined;
-    let recipientIds: number[] = recipients?.userIds ?? [];
+    const recipients = channel ? await cachedChannelRecipients(ctx, tx, realm.id, channel) : undefined;
+    let recipientIds: readonly number[] = recipients?.userIds ?? [];
     if (input.target.kind === "direct") {
       const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
       recipientId = dm.recipientId;

@@ -22,10 +22,14 @@ export type Change =
   /** Per-user message rows (a send, a deletion, a move): the highest message ids. */
   | { kind: "messages"; realmId?: number }
   /**
-   * Messages' own rows (an edit, a move, a deletion, reactions, submessages) or the realm's
-   * linkifiers: the cached message records, those named or else the realm's.
+   * Messages' own rows (an edit, a move, a deletion, reactions, submessages): the cached
+   * message records, those named or else the realm's.
    */
   | { kind: "messageRecords"; realmId?: number; messageIds?: number[] }
+  /** The realm's linkifiers: the message records (topic links) and the sends' linkifiers. */
+  | { kind: "linkifiers"; realmId?: number }
+  /** Users' alert words: the sends' channel recipients (with their words). */
+  | { kind: "alertWords"; realmId?: number }
   /** Session rows deleted (logout, a password change…): the session lookup. */
   | { kind: "sessions"; realmId?: number }
   /** Unknown: all of it. */

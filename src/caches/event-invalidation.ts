@@ -40,7 +40,7 @@ export function changesOf({ realmId, event, userIds }: PublishedEvent): Change[]
     return MESSAGE_ROWS.has(type) ? [{ kind: "messages", realmId }, records] : [records];
   }
   if (MESSAGE_ROWS.has(type)) return [{ kind: "messages", realmId }];
-  if (type === "realm_linkifiers") return [{ kind: "messageRecords", realmId }];
+  if (type === "realm_linkifiers") return [{ kind: "linkifiers", realmId }];
   if (NO_CACHED_STATE.has(type)) return [];
   if (type === "realm") return [{ kind: "realm", realmId }];
   if (type === "stream" || type === "channel") return [{ kind: "channels", realmId }];

@@ -21,6 +21,7 @@ import { SqliteDataVersion } from "./sqlite-data-version.js";
 import { UserListCache } from "./user-lists.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { SessionCache } from "./sessions.js";
+import { ChannelLookupCache, ChannelRecipientCache, GroupsContainingCache, LinkifierCache } from "./send-lookups.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
 /** Whether another process's writes are being watched (false: the caches cannot be trusted). */
@@ -52,6 +53,11 @@ export class Caches {
   /** user_status and realm_emoji as JSON. */
   readonly registerStatuses = new PerRealmCache<Buffer>();
   readonly registerEmoji = new PerRealmCache<Buffer>();
+  /** What every send reads (send-lookups.ts). */
+  readonly channelLookups = new ChannelLookupCache();
+  readonly channelRecipients = new ChannelRecipientCache();
+  readonly groupsContaining = new GroupsContainingCache();
+  readonly linkifiers = new LinkifierCache();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [
     this.realms,
@@ -69,9 +75,27 @@ export class Caches {
     this.registerProfileFields,
     this.registerStatuses,
     this.registerEmoji,
+    this.channelLookups,
+    this.channelRecipients,
+    this.groupsContaining,
+    this.linkifiers,
   ];
-  /** What any user change may make stale besides that user's own entries (active users, roles, bots, senders' names and avatars). */
-  private readonly onAnyUserChange = [this.userLists, this.presence, this.registerChannels, this.registerGroups, this.registerBots, this.registerStatuses, this.messageRecords];
+  /**
+   * What any user change may make stale besides that user's own entries (active users, roles,
+   * bots, senders' names and avatars; a deactivated user receives no message, and a role
+   * change moves them between system groups).
+   */
+  private readonly onAnyUserChange = [
+    this.userLists,
+    this.presence,
+    this.registerChannels,
+    this.registerGroups,
+    this.registerBots,
+    this.registerStatuses,
+    this.messageRecords,
+    this.channelRecipients,
+    this.groupsContaining,
+  ];
   readonly writeWatcher = new CacheWriteWatcher(
     (change) => this.apply(change),
     (change) => this.committedWrite?.(change),
@@ -102,15 +126,17 @@ export class Caches {
         return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);
       case "channels":
         // Channel names show in message records.
-        return this.each([this.serverSettings, this.registerChannels, this.messageRecords], realmId);
+        return this.each([this.serverSettings, this.registerChannels, this.messageRecords, this.channelLookups, this.channelRecipients], realmId);
       case "subscriptions":
-        return this.each([this.registerChannels], realmId);
+        return this.each([this.registerChannels, this.channelRecipients], realmId);
+      case "alertWords":
+        return this.each([this.channelRecipients], realmId);
       case "statuses":
         return this.each([this.registerStatuses], realmId);
       case "emoji":
         return this.each([this.registerEmoji], realmId);
       case "groups":
-        return this.each([this.registerGroups], realmId);
+        return this.each([this.registerGroups, this.groupsContaining], realmId);
       case "sessions":
         return this.each([this.sessions], realmId);
       case "messages":
@@ -119,6 +145,9 @@ export class Caches {
       case "messageRecords":
         if (change.messageIds !== undefined) return this.messageRecords.flushKeys(change.messageIds);
         return this.each([this.messageRecords], realmId);
+      case "linkifiers":
+        // Linkifiers show in message records (rendered topic links).
+        return this.each([this.messageRecords, this.linkifiers], realmId);
       case "everything":
         return this.each(this.all, realmId);
     }

@@ -38,7 +38,8 @@ const CHANGE_OF_TABLE: Record<string, Change> = {
   reactions: { kind: "messageRecords" },
   submessages: { kind: "messageRecords" },
   message_edits: { kind: "messageRecords" },
-  linkifiers: { kind: "messageRecords" },
+  linkifiers: { kind: "linkifiers" },
+  alert_words: { kind: "alertWords" },
 };
 
 /**

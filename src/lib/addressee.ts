@@ -64,17 +64,25 @@ export function parseUserIndicators(raw: string): UserIndicators {
   return { ids: [...new Set(data as number[])] };
 }
 
+/** How a channel is found by its indicator (the send path reads it through a cache). */
+export type ChannelLookup = (indicator: ChannelIndicator) => Promise<Readonly<Channel> | undefined> | Readonly<Channel> | undefined;
+
 /** The channel a message is addressed to; STREAM_DOES_NOT_EXIST when it is not in the realm. */
-export async function resolveChannel(db: Queryable, realmId: number, indicator: ChannelIndicator): Promise<Channel> {
+export async function resolveChannel(
+  db: Queryable,
+  realmId: number,
+  indicator: ChannelIndicator,
+  lookup: ChannelLookup = (i) => channelForSend(db, realmId, i),
+): Promise<Readonly<Channel>> {
   if ("id" in indicator) {
-    const channel = await channelForSend(db, realmId, indicator);
+    const channel = await lookup(indicator);
     if (!channel) {
       throw new ApiError(`Stream with ID '${indicator.id}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream_id: indicator.id } });
     }
     return channel;
   }
   const name = indicator.name.trim();
-  const channel = name === "" ? undefined : await channelForSend(db, realmId, { name });
+  const channel = name === "" ? undefined : await lookup({ name });
   if (!channel) throw new ApiError(`Stream '${name}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: name } });
   return channel;
 }

@@ -14,14 +14,20 @@ import { topicLinker } from "./topic-links.js";
 export type RenderedContent = Omit<RenderResult, "references"> & { linkifiers: MarkdownLookups["linkifiers"] };
 
 /** The lookups for rendering this content in this realm (one query per table). */
-export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<MarkdownLookups> {
+export async function loadLookups(
+  db: Queryable,
+  realm: Realm,
+  realmUrl: string,
+  content: string,
+  loadLinkifiers: () => Promise<MarkdownLookups["linkifiers"]> = () => linkifiersOfRealm(db, realm.id),
+): Promise<MarkdownLookups> {
   const refs = collectReferences(content);
   const [byName, byId, groups, channels, linkifiers] = await Promise.all([
     activeUsersByFullNames(db, realm.id, refs.userNames),
     usersByIds(db, realm.id, refs.userIds),
     namedGroupsByNames(db, realm.id, refs.groupNames),
     findChannelsByNames(db, realm.id, refs.channelNames),
-    linkifiersOfRealm(db, realm.id),
+    loadLinkifiers(),
   ]);
   const users = [...byName, ...byId.filter((u) => u.is_active)];
   return {
@@ -49,8 +55,15 @@ export async function loadLookups(db: Queryable, realm: Realm, realmUrl: string,
 
 /** Renders content as the realm's users would see it. */
 /** `realmUrl` is the organization's URL (links to it become relative). */
-export async function renderMessageContent(db: Queryable, realm: Realm, realmUrl: string, content: string): Promise<RenderedContent> {
-  const lookups = await loadLookups(db, realm, realmUrl, content);
+/** `loadLinkifiers`: the realm's linkifiers, when the caller has them cached. */
+export async function renderMessageContent(
+  db: Queryable,
+  realm: Realm,
+  realmUrl: string,
+  content: string,
+  loadLinkifiers?: () => Promise<MarkdownLookups["linkifiers"]>,
+): Promise<RenderedContent> {
+  const lookups = await loadLookups(db, realm, realmUrl, content, loadLinkifiers);
   const { references: _references, ...rendered } = renderMarkdown(content, lookups);
   return { ...rendered, linkifiers: lookups.linkifiers };
 }
