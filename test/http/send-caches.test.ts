@@ -107,6 +107,19 @@ describe("the addressed channel", () => {
     s.ctx.events.publish(s.realm.realm.id, { type: "user_group", op: "remove_members", group_id: group, user_ids: [s.realm.member.id] }, []);
     expectError(await s.api.post(s.realm.member, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
   });
+
+  it("the sender's groups follow a role change (a system group's membership)", async () => {
+    const user = await makeUser();
+    const channel = await makeChannel([user]);
+    const admins = await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", "role:administrators").executeTakeFirstOrThrow();
+    await s.db.updateTable("channels").set({ can_send_message_group_id: admins.id }).where("id", "=", channel.id).execute();
+    await send(channel.name, "allowed", s.realm.admin);
+    expectError(await s.api.post(user, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
+    expectSuccess(await s.api.patch(s.realm.owner, `/users/${user.id}`, { role: Role.ADMINISTRATOR }));
+    await send(channel.name, "now allowed", user);
+    expectSuccess(await s.api.patch(s.realm.owner, `/users/${user.id}`, { role: Role.MEMBER }));
+    expectError(await s.api.post(user, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
+  });
 });
 
 describe("the realm's linkifiers", () => {
