@@ -322,6 +322,8 @@ async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: 
     }
     await input.inTransaction?.after(tx, messageId);
     return messageId;
-  });
+    // Without hooks the send's only effects are its rows and its events on commit: it may run
+    // again if its commit group rolls back (a savepoint less per send, see db/group-commit.ts).
+  }, { replayable: input.inTransaction === undefined });
   return messageId;
 }

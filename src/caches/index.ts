@@ -82,8 +82,7 @@ export class Caches {
   ];
   /**
    * What any user change may make stale besides that user's own entries (active users, roles,
-   * bots, senders' names and avatars; a deactivated user receives no message, and a role
-   * change moves them between system groups).
+   * bots, senders' names and avatars; a deactivated user receives no message).
    */
   private readonly onAnyUserChange = [
     this.userLists,
@@ -94,7 +93,6 @@ export class Caches {
     this.registerStatuses,
     this.messageRecords,
     this.channelRecipients,
-    this.groupsContaining,
   ];
   readonly writeWatcher = new CacheWriteWatcher(
     (change) => this.apply(change),
@@ -117,10 +115,13 @@ export class Caches {
       case "realm":
         return this.each([this.realms, this.usersByApiKey, this.sessions, this.serverSettings, this.userLists, this.presence, this.messageRecords], realmId);
       case "user":
-        if (change.userId === undefined) return this.each([this.usersByApiKey, this.sessions, this.ownProfiles, ...this.onAnyUserChange], realmId);
+        // Group memberships (a role's system group) are rows of their own ("groups"); the
+        // user's own entry goes anyway, without sweeping every user's.
+        if (change.userId === undefined) return this.each([this.usersByApiKey, this.sessions, this.ownProfiles, this.groupsContaining, ...this.onAnyUserChange], realmId);
         this.usersByApiKey.flushUser(change.userId);
         this.sessions.flushUser(change.userId);
         this.ownProfiles.flushKeys([change.userId]);
+        this.groupsContaining.flushKeys([change.userId]);
         return this.each(this.onAnyUserChange, realmId);
       case "profile":
         return this.each([this.ownProfiles, this.userLists, this.registerProfileFields], realmId);

@@ -19,6 +19,7 @@ import {
   type QueryResult,
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
+import type { ReplayableConnection } from "./tx.js";
 import { allRows } from "./sqlite-rows.js";
 
 export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
@@ -54,8 +55,9 @@ class GroupCommitDriver implements Driver {
   }
 
   async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    const committed = this.group.end();
-    (conn as LogicalConnection).inTransaction = false;
+    const logical = conn as LogicalConnection;
+    const committed = this.group.end(logical.replayable);
+    logical.inTransaction = false;
     this.group.release();
     await committed;
   }
@@ -84,16 +86,25 @@ class GroupCommitDriver implements Driver {
 /** Reads that may run on the read-only connection (PRAGMAs and the rest go to the writer). */
 const PLAIN_READ = /^\s*(select|with)\b/i;
 
-class LogicalConnection implements DatabaseConnection {
+class LogicalConnection implements DatabaseConnection, ReplayableConnection {
   inTransaction = false;
+  /** Its transaction may run again if the group rolls back (see group-commit.ts). */
+  replayable = false;
 
   constructor(
     private readonly group: CommitGroup,
     private readonly reader: SQLite.Database | null,
   ) {}
 
+  markReplayable(): void {
+    this.replayable = true;
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.inTransaction) return run<R>(this.group.writer.prepare(query.sql), query);
+    if (this.inTransaction) {
+      this.group.statement(this.replayable);
+      return run<R>(this.group.writer.prepare(query.sql), query);
+    }
     if (this.reader && PLAIN_READ.test(query.sql)) {
       const stmt = this.reader.prepare(query.sql);
       if (stmt.readonly) return run<R>(stmt, query);
@@ -109,12 +120,13 @@ class LogicalConnection implements DatabaseConnection {
       } else {
         this.group.begin();
         try {
+          this.group.statement(false);
           result = run<R>(stmt, query);
         } catch (err) {
           this.group.undo();
           throw err;
         }
-        committed = this.group.end();
+        committed = this.group.end(false);
       }
     } finally {
       this.group.release();

@@ -14,6 +14,16 @@
  * it began, or earlier when it grows past a bound. A logical transaction resolves only after that COMMIT, so nothing is
  * acknowledged or announced before it is durable; one that fails rolls back to its own
  * savepoint and the others are untouched; if the COMMIT itself fails, every member fails.
+ *
+ * Replayable transactions (withTransaction's `replayable`: a send, whose only effects are
+ * its writes and its onCommit callbacks) skip their savepoint too when every member before
+ * them in the physical transaction is replayable: the savepoint's journal was a fifth of a
+ * send's CPU. If such a transaction fails, the whole physical transaction rolls back and the
+ * members that had ended (all replayable) are rejected with TransactionReplay, which
+ * withTransaction answers by running them again. A transaction that is not replayable is
+ * never undone by another's failure: once one has joined, every later member takes a
+ * savepoint. The savepoint is taken at a member's first statement, when it is known whether
+ * the member is replayable.
  */
 import type SQLite from "better-sqlite3";
 
@@ -29,6 +39,21 @@ interface Member {
   reject: (err: unknown) => void;
 }
 
+/** The group's physical transaction rolled back for another member's failure: run the transaction again. */
+export class TransactionReplay extends Error {
+  constructor() {
+    super("The transaction was rolled back with its group; it runs again");
+  }
+}
+
+/**
+ * How the running logical transaction can be undone alone: it is the first of the physical
+ * transaction (a plain ROLLBACK), it has a savepoint, it has run no statement yet (nothing
+ * to undo; the savepoint is taken at its first statement), or it runs unprotected (a
+ * replayable one behind replayable ones: undoing it rolls back the whole group).
+ */
+type Undo = "first" | "savepoint" | "no statement yet" | "whole group";
+
 export class CommitGroup {
   /** Holder of the writer: one logical transaction (or non-transactional statement) at a time. */
   private busy = false;
@@ -39,8 +64,9 @@ export class CommitGroup {
   private commitScheduled = false;
   /** A transaction ended since the last scheduled check. */
   private joined = false;
-  /** The running logical transaction has a savepoint (it is not the first of the physical one). */
-  private inSavepoint = false;
+  private undoBy: Undo = "first";
+  /** Every member of the physical transaction so far is replayable. */
+  private allReplayable = true;
 
   constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
@@ -79,19 +105,31 @@ export class CommitGroup {
       this.writer.exec("begin immediate");
       this.open = true;
       this.openedAt = Date.now();
-      this.inSavepoint = false;
+      this.allReplayable = true;
+      this.undoBy = "first";
+      return;
+    }
+    this.undoBy = "no statement yet";
+  }
+
+  /** Called before each statement of a logical transaction: takes its savepoint when it needs one. */
+  statement(replayable: boolean): void {
+    if (this.undoBy !== "no statement yet") return;
+    if (replayable && this.allReplayable) {
+      this.undoBy = "whole group";
       return;
     }
     this.writer.exec(`savepoint ${SAVEPOINT}`);
-    this.inSavepoint = true;
+    this.undoBy = "savepoint";
   }
 
   /**
    * Ends a logical transaction successfully; the promise settles with the shared COMMIT.
    * The caller releases the writer right after (synchronously), so the COMMIT can follow.
    */
-  end(): Promise<void> {
-    if (this.inSavepoint) this.writer.exec(`release ${SAVEPOINT}`);
+  end(replayable: boolean): Promise<void> {
+    if (this.undoBy === "savepoint") this.writer.exec(`release ${SAVEPOINT}`);
+    this.allReplayable &&= replayable;
     this.joined = true;
     return new Promise<void>((resolve, reject) => this.members.push({ resolve, reject }));
   }
@@ -104,14 +142,27 @@ export class CommitGroup {
       this.failAll(new Error("The database rolled back the transaction"));
       return;
     }
-    if (!this.inSavepoint) {
-      // The first transaction of the physical one: nobody else's writes are in it yet.
-      this.writer.exec("rollback");
-      this.open = false;
-      return;
+    switch (this.undoBy) {
+      case "no statement yet":
+        return;
+      case "first":
+        // The first transaction of the physical one: nobody else's writes are in it yet.
+        this.writer.exec("rollback");
+        this.open = false;
+        return;
+      case "whole group": {
+        // Every member that ended before it is replayable: they run again.
+        this.writer.exec("rollback");
+        this.open = false;
+        const members = this.members;
+        this.members = [];
+        for (const m of members) m.reject(new TransactionReplay());
+        return;
+      }
+      case "savepoint":
+        this.writer.exec(`rollback to ${SAVEPOINT}`);
+        this.writer.exec(`release ${SAVEPOINT}`);
     }
-    this.writer.exec(`rollback to ${SAVEPOINT}`);
-    this.writer.exec(`release ${SAVEPOINT}`);
   }
 
   /** Commits now if a physical transaction is open (the caller holds the writer or nobody does). */

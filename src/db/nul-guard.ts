@@ -12,6 +12,7 @@
  */
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
 import { ApiError } from "../errors.js";
+import type { ReplayableConnection } from "./tx.js";
 
 const NUL = "\u0000";
 const SUBSTITUTE = "\uffff";
@@ -29,8 +30,12 @@ function guard(query: CompiledQuery): CompiledQuery {
  * A connection whose statements are guarded. It holds the connection it wraps (no
  * WeakMaps: the SQLite driver hands out a new connection object for every statement).
  */
-class GuardedConnection implements DatabaseConnection {
+class GuardedConnection implements DatabaseConnection, ReplayableConnection {
   constructor(readonly inner: DatabaseConnection) {}
+
+  markReplayable(): void {
+    (this.inner as Partial<ReplayableConnection>).markReplayable?.();
+  }
 
   executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
     return this.inner.executeQuery<R>(guard(q));

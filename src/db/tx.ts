@@ -4,6 +4,7 @@
  */
 import type { Kysely, Transaction } from "kysely";
 import type { DB } from "./schema.js";
+import { TransactionReplay } from "./group-commit.js";
 
 export type Tx = Transaction<DB> & { onCommit(fn: () => void): void };
 export type Db = Kysely<DB>;
@@ -27,7 +28,35 @@ export function observeTransactions(db: Db, observer: TransactionObserver): void
   observers.set(db, observer);
 }
 
-export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+/** A connection that can be told its transaction may run again (SQLite's group commit). */
+export interface ReplayableConnection {
+  markReplayable(): void;
+}
+
+export interface TransactionOptions {
+  /**
+   * `fn` may run again from the start when SQLite's group commit rolls back its group for
+   * another transaction's failure (group-commit.ts): its only effects are its statements and
+   * its onCommit callbacks (those of an undone run are dropped). Such a transaction skips its
+   * savepoint in the group.
+   */
+  replayable?: boolean;
+}
+
+export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await runTransaction(db, fn, opts);
+    } catch (err) {
+      // Each replay needs yet another member of its new group to fail: a few runs suffice.
+      if (!(err instanceof TransactionReplay) || run >= MAX_RUNS) throw err;
+    }
+  }
+}
+
+const MAX_RUNS = 5;
+
+async function runTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>, opts: TransactionOptions): Promise<T> {
   const callbacks: Array<() => void> = [];
   const observer = observers.get(db);
   observer?.begun();
@@ -36,6 +65,7 @@ export async function withTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
     result = await db.transaction().execute(async (trx) => {
       const tx = trx as Tx;
       tx.onCommit = (cb) => callbacks.push(cb);
+      if (opts.replayable) await trx.getExecutor().provideConnection(async (conn) => (conn as Partial<ReplayableConnection>).markReplayable?.());
       return fn(tx);
     });
   } finally {

@@ -3,10 +3,13 @@
  * their alert words, the sender's groups, the realm's linkifiers) never serve a stale
  * value: each test sends once (filling them), changes the underlying rows through the API,
  * through a direct write of this process, or as another node would (a write this process
- * does not see, plus the event on the bus), and expects the next send to follow.
+ * does not see, plus the event on the bus), and expects the next send to follow. Last, a
+ * send replayed with its commit group (db/group-commit.ts) is stored and announced once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doCreateUser } from "../../src/actions/users-create.js";
+import { doSendMessage } from "../../src/actions/messages.js";
+import { withTransaction } from "../../src/db/tx.js";
 import type { Channel, User } from "../../src/db/schema.js";
 import { Role } from "../../src/lib/roles.js";
 import { FLAG_BITS } from "../../src/lib/message-flags.js";
@@ -104,6 +107,19 @@ describe("the addressed channel", () => {
     s.ctx.events.publish(s.realm.realm.id, { type: "user_group", op: "remove_members", group_id: group, user_ids: [s.realm.member.id] }, []);
     expectError(await s.api.post(s.realm.member, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
   });
+
+  it("the sender's groups follow a role change (a system group's membership)", async () => {
+    const user = await makeUser();
+    const channel = await makeChannel([user]);
+    const admins = await s.db.selectFrom("user_groups").select("id").where("realm_id", "=", s.realm.realm.id).where("name", "=", "role:administrators").executeTakeFirstOrThrow();
+    await s.db.updateTable("channels").set({ can_send_message_group_id: admins.id }).where("id", "=", channel.id).execute();
+    await send(channel.name, "allowed", s.realm.admin);
+    expectError(await s.api.post(user, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
+    expectSuccess(await s.api.patch(s.realm.owner, `/users/${user.id}`, { role: Role.ADMINISTRATOR }));
+    await send(channel.name, "now allowed", user);
+    expectSuccess(await s.api.patch(s.realm.owner, `/users/${user.id}`, { role: Role.MEMBER }));
+    expectError(await s.api.post(user, "/messages", { type: "stream", to: channel.name, topic: "t", content: "x" }), "You do not have permission to post in this channel.");
+  });
 });
 
 describe("the realm's linkifiers", () => {
@@ -115,5 +131,41 @@ describe("the realm's linkifiers", () => {
     expect(await rendered()).toContain('href="https://tracker.example.com/42"');
     expectSuccess(await s.api.delete(s.realm.admin, `/realm/filters/${id}`));
     expect(await rendered()).not.toContain("<a");
+  });
+});
+
+describe("a send whose commit group rolls back", () => {
+  it("runs again and is stored and announced once when a replayable transaction behind it fails after writing", async () => {
+    const channel = await makeChannel([s.realm.other]);
+    const announced: number[] = [];
+    const stop = s.ctx.events.subscribeAll(({ event }) => {
+      if (event.type === "message") announced.push((event as unknown as { message: { id: number } }).message.id);
+    });
+    try {
+      // The send holds the writer first; the failing transaction queues behind it, joins its
+      // group without a savepoint and, failing, rolls the group back: the send runs again.
+      const sending = doSendMessage(s.ctx, s.realm.realm, s.realm.member, {
+        target: { kind: "channel", channel: { name: channel.name }, topic: "replayed" },
+        content: "stored once",
+        clientName: "test",
+      });
+      const failing = withTransaction(
+        s.db,
+        async (tx) => {
+          await tx.insertInto("alert_words").values({ realm_id: s.realm.realm.id, user_id: s.realm.other.id, word: "never stored" }).execute();
+          throw new Error("fails after its write");
+        },
+        { replayable: true },
+      );
+      await expect(failing).rejects.toThrow("fails after its write");
+      const id = await sending;
+      const stored = await s.db.selectFrom("messages").select("id").where("content", "=", "stored once").execute();
+      expect(stored.map((m) => m.id)).toEqual([id]);
+      expect(new Set(announced)).toEqual(new Set([id]));
+      expect([...(await rowsOf(id)).keys()].sort()).toEqual([s.realm.member.id, s.realm.other.id].sort());
+      expect(await s.db.selectFrom("alert_words").select("id").where("word", "=", "never stored").execute()).toEqual([]);
+    } finally {
+      stop();
+    }
   });
 });

@@ -83,6 +83,35 @@ function oneFailing(db: Kysely<DB>, count: number, failing: number, opts: { paus
   );
 }
 
+/**
+ * Concurrent transactions, each replayable or not (`kinds`: "r" or "n"); number `failing`
+ * throws after its writes. Counts each one's runs and onCommit callbacks.
+ */
+async function mixed(db: Kysely<DB>, kinds: string, failing: number) {
+  const runs = kinds.split("").map(() => 0);
+  const committed = kinds.split("").map(() => 0);
+  const outcomes = await Promise.allSettled(
+    kinds.split("").map((kind, i) =>
+      withTransaction(
+        db,
+        async (tx) => {
+          runs[i]++;
+          tx.onCommit(() => committed[i]++);
+          await insert(tx, i);
+          await insert(tx, 100 + i);
+          if (i === failing) throw new Error("fails");
+          return i;
+        },
+        { replayable: kind === "r" },
+      ),
+    ),
+  );
+  return { statuses: outcomes.map((o) => o.status), runs, committed };
+}
+
+/** SQLite's group commit (also the test database unless it is PostgreSQL) replays; PostgreSQL's transactions are independent. */
+const groupCommit = (name: string) => name.includes("SQLite") || !process.env.TEST_DATABASE_URL;
+
 const targets: Array<[string, () => Promise<Target>]> = [["the test database", testDatabase]];
 if (!process.env.TEST_DATABASE_URL) targets.push(["a SQLite file (reads on a second connection)", sqliteFile]);
 
@@ -152,6 +181,35 @@ describe.each(targets)("concurrent transactions on %s", (_name, open) => {
     expect(await readMeanwhile).not.toContain(7);
     expect(await values(t.db)).toEqual([8]);
     expect(await t.committedValues()).toEqual([8]);
+  });
+
+  it("a replayable transaction failing after its writes undoes only its own: the others commit once, their onCommit runs once", async () => {
+    await sql`delete from t`.execute(t.db);
+    const { statuses, runs, committed } = await mixed(t.db, "rrrrrr", 3);
+    expect(statuses).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(committed).toEqual([1, 1, 1, 0, 1, 1]);
+    const expected = [0, 1, 2, 4, 5, 100, 101, 102, 104, 105];
+    expect(await t.committedValues()).toEqual(expected);
+    expect(await values(t.db)).toEqual(expected);
+    // With group commit the three before it shared its group, without savepoints: they ran again.
+    if (groupCommit(_name)) expect(runs).toEqual([2, 2, 2, 1, 1, 1]);
+    else expect(runs).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it("a transaction that is not replayable is neither undone nor run again for another's failure", async () => {
+    await sql`delete from t`.execute(t.db);
+    // Behind the one that is not replayable, the failing one has a savepoint: it fails alone.
+    const after = await mixed(t.db, "rrnrr", 3);
+    expect(after.statuses).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(after.runs).toEqual([1, 1, 1, 1, 1]);
+    expect(after.committed).toEqual([1, 1, 1, 0, 1]);
+    expect(await t.committedValues()).toEqual([0, 1, 2, 4, 100, 101, 102, 104]);
+    // The first of a group not replayable: the failing one behind it has a savepoint too.
+    await sql`delete from t`.execute(t.db);
+    const first = await mixed(t.db, "nrr", 1);
+    expect(first.statuses).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(first.runs).toEqual([1, 1, 1]);
+    expect(await t.committedValues()).toEqual([0, 2, 100, 102]);
   });
 
   it("a statement outside a transaction is committed when it resolves", async () => {
