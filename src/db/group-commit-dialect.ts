@@ -82,7 +82,7 @@ class GroupCommitDriver implements Driver {
 }
 
 /** Reads that may run on the read-only connection (PRAGMAs and the rest go to the writer). */
-const PLAIN_READ = /^\s*(select|with)\b/i;
+export const PLAIN_READ = /^\s*(select|with)\b/i;
 
 class LogicalConnection implements DatabaseConnection {
   inTransaction = false;

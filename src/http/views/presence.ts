@@ -16,17 +16,19 @@ import { route } from "../route.js";
 
 const noBots = () => new ApiError("This endpoint does not accept bot requests.");
 
+const UPDATE_PRESENCE_PARAMS = {
+  history_limit_days: p.int().optional(),
+  last_update_id: p.int().optional(),
+  new_user_input: p.bool().default(false),
+  ping_only: p.bool().default(false),
+  slim_presence: p.bool().default(false),
+  status: p.str(),
+};
+
 /** POST /api/v1/users/me/presence */
 async function updatePresence(req: AuthedRequest): Promise<ViewResult> {
   if (req.user.is_bot) throw noBots();
-  const params = parseParams(req, {
-    history_limit_days: p.int().optional(),
-    last_update_id: p.int().optional(),
-    new_user_input: p.bool().default(false),
-    ping_only: p.bool().default(false),
-    slim_presence: p.bool().default(false),
-    status: p.str(),
-  });
+  const params = parseParams(req, UPDATE_PRESENCE_PARAMS);
   if (params.status !== "active" && params.status !== "idle") throw new ApiError(`Invalid status: ${params.status}`);
   const now = nowSeconds(req.ctx);
   const query = {
