@@ -12,6 +12,7 @@ import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
 import { MessageRecordCache } from "./message-records.js";
+import { MessageReaderAccessCache } from "./message-reader-access.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
 import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
@@ -41,6 +42,8 @@ export class Caches {
   readonly maxMessageIds = new MaxMessageIdCache();
   /** GET /messages/{id}'s reader-independent records. */
   readonly messageRecords = new MessageRecordCache();
+  /** GET /messages/{id}'s access facts, valid while SQLite's data_version stands still. */
+  readonly messageReaderAccess = new MessageReaderAccessCache();
   /**
    * /register's realm-wide parts (register-parts.ts): channel records with their
    * subscribers, user groups with their members, bots.
@@ -63,6 +66,7 @@ export class Caches {
     this.presence,
     this.maxMessageIds,
     this.messageRecords,
+    this.messageReaderAccess,
     this.registerChannels,
     this.registerGroups,
     this.registerBots,

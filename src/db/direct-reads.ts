@@ -26,6 +26,12 @@ export interface DirectReader {
   statement(sql: string): SQLite.Statement | undefined;
   /** Rows of a statement given by `statement`. */
   rows<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): R[];
+  /**
+   * The reader connection's `PRAGMA data_version`: it changes whenever any other connection
+   * (this process's writer, another process) has committed since the last read of it, so a
+   * value read from the database when it was V is still current while it reads V.
+   */
+  dataVersion(): number;
 }
 
 /** By the dialect adapter, which a database handle shares with its plugins' copies and its transactions. */
@@ -33,7 +39,9 @@ const readers = new WeakMap<DialectAdapter, DirectReader>();
 
 /** Lets compiled reads of `db` (and of its copies with plugins) run on `reader` directly. */
 export function enableDirectReads<DB>(db: Kysely<DB>, reader: SQLite.Database, onQuery?: () => void): void {
+  const version = reader.prepare("PRAGMA data_version").pluck();
   readers.set(db.getExecutor().adapter, {
+    dataVersion: () => version.get() as number,
     statement(sql) {
       if (!PLAIN_READ.test(sql)) return undefined;
       const stmt = reader.prepare(sql);
