@@ -42,7 +42,7 @@ export class Caches {
   readonly maxMessageIds = new MaxMessageIdCache();
   /** GET /messages/{id}'s reader-independent records. */
   readonly messageRecords = new MessageRecordCache();
-  /** GET /messages/{id}'s access facts, valid while SQLite's data_version stands still. */
+  /** GET /messages/{id}'s access facts on SQLite, valid while this process commits nothing. */
   readonly messageReaderAccess = new MessageReaderAccessCache();
   /**
    * /register's realm-wide parts (register-parts.ts): channel records with their

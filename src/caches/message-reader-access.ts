@@ -1,19 +1,19 @@
 /**
  * GET /messages/{id}'s access facts (the message's channel now, that channel's access
  * columns, the reader's subscription and flags) by reader and message, on SQLite only, each
- * tagged with the reader connection's data_version read just before the rows: an entry is
- * used only while the data_version is still that value, i.e. while nothing at all has been
- * committed since (by this process or another). Access is still decided on current rows,
- * and while the database has not changed the four-table statement is replaced by one
- * `PRAGMA data_version`. No event or flush is needed for correctness; flushes only free
- * memory. PostgreSQL has no such counter: there every request reads the rows
- * (lib/message-read.ts).
+ * tagged with the number of COMMITs this process had made when they were read (counted
+ * before the rows are read: db/direct-reads.ts). An entry is used only while that count
+ * stands still, i.e. while this process has committed nothing at all since: access is
+ * still decided on the current rows, without the four-table statement. Other processes'
+ * commits (the CLI) flush it with every cache, through the once-per-turn data_version check
+ * (caches/index.ts). PostgreSQL (several nodes, no shared count) reads the rows on every
+ * request (lib/message-read.ts).
  */
 import type { MessageReaderAccess } from "../db/queries/message-reader-access.js";
 
 interface Entry {
-  /** The reader connection's data_version read before the rows. */
-  dataVersion: number;
+  /** This process's COMMIT count read before the rows. */
+  commits: number;
   access: Readonly<MessageReaderAccess>;
 }
 
@@ -23,19 +23,19 @@ export class MessageReaderAccessCache {
 
   constructor(private readonly maxEntries = 10_000) {}
 
-  /** The facts read while the database was at `dataVersion`, if they were. */
-  current(realmId: number, readerId: number, messageId: number, dataVersion: number): Readonly<MessageReaderAccess> | undefined {
+  /** The facts read while this process's COMMIT count was `commits`, if they were. */
+  current(realmId: number, readerId: number, messageId: number, commits: number): Readonly<MessageReaderAccess> | undefined {
     const hit = this.entries.get(`${realmId}:${readerId}:${messageId}`);
-    return hit !== undefined && hit.dataVersion === dataVersion ? hit.access : undefined;
+    return hit !== undefined && hit.commits === commits ? hit.access : undefined;
   }
 
-  /** Keeps facts read after the data_version read `dataVersion` (they are shared: frozen). */
-  remember(realmId: number, readerId: number, messageId: number, dataVersion: number, access: MessageReaderAccess): void {
+  /** Keeps facts read after the COMMIT count was `commits` (they are shared: frozen). */
+  remember(realmId: number, readerId: number, messageId: number, commits: number, access: MessageReaderAccess): void {
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(`${realmId}:${readerId}:${messageId}`, { dataVersion, access: Object.freeze(access) });
+    this.entries.set(`${realmId}:${readerId}:${messageId}`, { commits, access: Object.freeze(access) });
   }
 
-  /** Everything goes (no sweep): entries are cheap to read again and never wrong anyway. */
+  /** Everything goes (no sweep): entries are cheap to read again. */
   flushRealm(_realmId: number): void {
     this.entries.clear();
   }

@@ -20,6 +20,7 @@ import type { Queryable } from "./tx.js";
 import { readParameters } from "./nul-guard.js";
 import { PLAIN_READ } from "./group-commit-dialect.js";
 import { allRows } from "./sqlite-rows.js";
+import type { CommitGroup } from "./group-commit.js";
 
 export interface DirectReader {
   /** The statement for `sql` when it is a plain read (undefined: run it through Kysely). */
@@ -27,21 +28,22 @@ export interface DirectReader {
   /** Rows of a statement given by `statement`. */
   rows<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): R[];
   /**
-   * The reader connection's `PRAGMA data_version`: it changes whenever any other connection
-   * (this process's writer, another process) has committed since the last read of it, so a
-   * value read from the database when it was V is still current while it reads V.
+   * COMMITs this process has made (CommitGroup.commits): a value read through the reader
+   * while the count was N still holds while it is N, as far as this process's writes go.
+   * Other processes' commits (the CLI) are not counted: the caches' data_version check
+   * (caches/index.ts checkExternalWrites, once per turn of the event loop) flushes every
+   * cache then, so a cache keyed on this count must be one of them.
    */
-  dataVersion(): number;
+  commitCount(): number;
 }
 
 /** By the dialect adapter, which a database handle shares with its plugins' copies and its transactions. */
 const readers = new WeakMap<DialectAdapter, DirectReader>();
 
 /** Lets compiled reads of `db` (and of its copies with plugins) run on `reader` directly. */
-export function enableDirectReads<DB>(db: Kysely<DB>, reader: SQLite.Database, onQuery?: () => void): void {
-  const version = reader.prepare("PRAGMA data_version").pluck();
+export function enableDirectReads<DB>(db: Kysely<DB>, reader: SQLite.Database, group: CommitGroup, onQuery?: () => void): void {
   readers.set(db.getExecutor().adapter, {
-    dataVersion: () => version.get() as number,
+    commitCount: () => group.commits,
     statement(sql) {
       if (!PLAIN_READ.test(sql)) return undefined;
       const stmt = reader.prepare(sql);

@@ -21,10 +21,10 @@ import {
 import { CommitGroup } from "./group-commit.js";
 import { allRows } from "./sqlite-rows.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, group = new CommitGroup(writer)): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(new CommitGroup(writer), reader),
+    createDriver: () => new GroupCommitDriver(group, reader),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

@@ -41,6 +41,12 @@ export class CommitGroup {
   private joined = false;
   /** The running logical transaction has a savepoint (it is not the first of the physical one). */
   private inSavepoint = false;
+  /**
+   * COMMITs done so far. Every write of this process reaches the database through this
+   * group, so while the count stands still nothing new has become visible to the reader
+   * connection (other processes' commits are not counted: see direct-reads.ts).
+   */
+  commits = 0;
 
   constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
@@ -122,6 +128,7 @@ export class CommitGroup {
     this.open = false;
     try {
       this.writer.exec("commit");
+      this.commits++;
     } catch (err) {
       if (this.writer.inTransaction) this.writer.exec("rollback");
       for (const m of members) m.reject(err);

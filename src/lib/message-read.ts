@@ -37,11 +37,11 @@ async function currentReaderAccess(ctx: AppContext, realmId: number, readerId: n
   const reader = directReaderOf(ctx.db);
   if (reader === undefined) return findMessageReaderAccess(ctx.db, realmId, readerId, messageId);
   // Read before the rows: a commit landing in between only makes the entry look older.
-  const dataVersion = reader.dataVersion();
+  const commits = reader.commitCount();
   const cache = ctx.caches.messageReaderAccess;
-  const hit = cache.current(realmId, readerId, messageId, dataVersion);
+  const hit = cache.current(realmId, readerId, messageId, commits);
   if (hit !== undefined) return hit;
   const found = await findMessageReaderAccess(ctx.db, realmId, readerId, messageId);
-  if (found !== undefined) cache.remember(realmId, readerId, messageId, dataVersion, found);
+  if (found !== undefined) cache.remember(realmId, readerId, messageId, commits, found);
   return found;
 }
