@@ -12,6 +12,8 @@
  *   npm run build && node dist/bench/ab-cpu.js --old /work/main/dist/src/cli.js
  *     [--new dist/src/cli.js] [--rounds 5] [--seconds 4] [--connections 20]
  *     [--instructions 200 [--warmup 1000]] [--path /api/v1/messages] [--body <form>] [--keep]
+ *     [--method GET] (a GET sends no body; `{message}` in the path is a channel message sent
+ *     by the owner before the copies are made, for GET /api/v1/messages/{message})
  *
  * `--keep` leaves the data directories (with the callgrind dumps, for callgrind_annotate).
  *
@@ -29,7 +31,8 @@ import { api, type BenchUser } from "./http-client.js";
 import { mainThreadCpuMs, PARLEY_BENCH_ENV, startParley, type Server } from "./processes.js";
 import type { RawRequest } from "./raw-http.js";
 import { SEND_BODY } from "./rows/messages-setup.js";
-import { createBenchRealm } from "./seed.js";
+import { createBenchRealm, SEND_CHANNEL } from "./seed.js";
+import { doSendMessage } from "../src/actions/messages.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -93,11 +96,18 @@ async function main(): Promise<void> {
   const builds = { old: path.resolve(option("old", "")), new: path.resolve(option("new", path.join(here, "..", "src", "cli.js"))) };
   const rounds = Number(option("rounds", "5"));
   const instructions = Number(option("instructions", "0"));
-  const request: RawRequest = { method: "POST", path: option("path", "/api/v1/messages"), body: option("body", SEND_BODY) };
+  const method = option("method", "POST");
+  const request: RawRequest = { method, path: option("path", "/api/v1/messages"), body: method === "GET" ? undefined : option("body", SEND_BODY) };
 
   const seeded = fs.mkdtempSync(path.join(os.tmpdir(), "parley-ab-"));
   const ctx = await createContext({ ...loadConfig({}), dataDir: seeded, databaseUrl: undefined });
   const realm = await createBenchRealm(ctx, 1000);
+  if (request.path.includes("{message}")) {
+    const owner = await ctx.db.selectFrom("users").selectAll().where("id", "=", realm.owner.id).executeTakeFirstOrThrow();
+    const realmRow = await ctx.db.selectFrom("realms").selectAll().where("id", "=", owner.realm_id).executeTakeFirstOrThrow();
+    const id = await doSendMessage(ctx, realmRow, owner, { target: { kind: "channel", channel: { name: SEND_CHANNEL }, topic: "load" }, content: "Hello **everyone**, see https://example.com :smile:", clientName: "bench" });
+    request.path = request.path.replace("{message}", String(id));
+  }
   await ctx.db.destroy();
   const contenders: Contender[] = [];
   const figures = new Map<string, number[]>();

@@ -11,6 +11,7 @@
  *
  *   npm run build && node dist/bench/instructions.js [--requests 3000] [--warmup 2000]
  *     [--connections 1] [--rounds 5] [--only users/me,server_settings] [--keep]
+ *     [--cli <another build's dist/src/cli.js>]
  *
  * One connection by default: each request is then a turn of the server's event loop of its
  * own, so the count does not depend on how many requests a turn happens to batch (which
@@ -49,6 +50,8 @@ interface Options {
   rounds: number;
   /** Keep the callgrind dumps (for callgrind_annotate) and the server logs. */
   keep: boolean;
+  /** The Parley build measured (another worktree's, to compare builds under the same bench). */
+  cli: string | undefined;
 }
 
 function options(argv: string[]): Options {
@@ -63,6 +66,7 @@ function options(argv: string[]): Options {
     only: value("--only")?.split(","),
     rounds: Number(value("--rounds") ?? 5),
     keep: argv.includes("--keep"),
+    cli: value("--cli"),
   };
 }
 
@@ -148,7 +152,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, PARLEY_DATA_DIR: dir, PARLEY_RATE_LIMIT_PER_MINUTE: "0" };
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
-  const cli = path.join(here, "..", "src", "cli.js");
+  const cli = opts.cli === undefined ? path.join(here, "..", "src", "cli.js") : path.resolve(opts.cli);
   const created = await run(process.execPath, [cli, "create-realm", "--name", "Bench", "--owner-email", "owner@bench.test", "--owner-name", "Owner", "--password", "bench-password-1", "--json"], { env });
   const realm = JSON.parse(created.stdout.trim().split("\n").pop()!) as { user_id: number; email: string; api_key: string };
   const owner: BenchUser = { id: realm.user_id, email: realm.email, apiKey: realm.api_key };

@@ -12,6 +12,7 @@ import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
 import { MessageRecordCache } from "./message-records.js";
+import { MessageReaderAccessCache } from "./message-reader-access.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
 import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
@@ -42,6 +43,8 @@ export class Caches {
   readonly maxMessageIds = new MaxMessageIdCache();
   /** GET /messages/{id}'s reader-independent records. */
   readonly messageRecords = new MessageRecordCache();
+  /** GET /messages/{id}'s access facts on SQLite, valid while this process commits nothing. */
+  readonly messageReaderAccess = new MessageReaderAccessCache();
   /**
    * /register's realm-wide parts (register-parts.ts): channel records with their
    * subscribers, user groups with their members, bots.
@@ -69,6 +72,7 @@ export class Caches {
     this.presence,
     this.maxMessageIds,
     this.messageRecords,
+    this.messageReaderAccess,
     this.registerChannels,
     this.registerGroups,
     this.registerBots,

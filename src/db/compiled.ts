@@ -17,10 +17,14 @@
  */
 import { createQueryId, type CompiledQuery, type Compilable, type DialectAdapter } from "kysely";
 import type { Queryable } from "./tx.js";
+import type SQLite from "better-sqlite3";
 import { prepareOnPostgres } from "./prepared-statements.js";
+import { directReaderOf, type DirectReader } from "./direct-reads.js";
 
 export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...args: A) => Compilable<R>) {
   const compiled = new WeakMap<DialectAdapter, CompiledQuery<R>>();
+  /** The read-only statement of each database that has a direct reader (null: not a plain read). */
+  const direct = new WeakMap<DirectReader, SQLite.Statement | null>();
   return async (db: Queryable, ...args: A): Promise<R[]> => {
     const adapter = db.getExecutor().adapter;
     let query = compiled.get(adapter);
@@ -31,6 +35,12 @@ export function compiledOnce<A extends unknown[], R>(build: (db: Queryable, ...a
       }
       compiled.set(adapter, query);
       prepareOnPostgres(query.sql);
+    }
+    const reader = directReaderOf(db);
+    if (reader !== undefined) {
+      let stmt = direct.get(reader);
+      if (stmt === undefined) direct.set(reader, (stmt = reader.statement(query.sql) ?? null));
+      if (stmt !== null) return reader.rows<R>(stmt, args);
     }
     // Same SQL and query node (plugins and the NUL guard still see a SELECT), new parameters.
     const result = await db.executeQuery<R>({ ...query, parameters: args });

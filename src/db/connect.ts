@@ -8,7 +8,9 @@ import type { DB } from "./schema.js";
 import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
 import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
+import { CommitGroup } from "./group-commit.js";
 import { usePreparedStatements } from "./prepared-statements.js";
+import { enableDirectReads } from "./direct-reads.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -56,13 +58,16 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  const reader = file === ":memory:" ? null : openReader(file);
+  const reader = file === ":memory:" ? null : withStatementCache(openReader(file));
+  const writer = withStatementCache(database);
+  const group = new CommitGroup(writer);
   const db = new Kysely<DB>({
-    dialect: withNulGuard(groupCommitSqliteDialect(withStatementCache(database), reader && withStatementCache(reader))),
+    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader, group)),
     log: queryLogger(opts),
   });
   // The writer: its data_version moves only when another process commits (the caches watch it).
   sqliteHandles.set(db, database);
+  if (reader) enableDirectReads(db, reader, group, opts.onQuery);
   return db;
 }
 

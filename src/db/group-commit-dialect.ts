@@ -22,10 +22,10 @@ import { CommitGroup } from "./group-commit.js";
 import type { ReplayableConnection } from "./tx.js";
 import { allRows } from "./sqlite-rows.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, group = new CommitGroup(writer)): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(new CommitGroup(writer), reader),
+    createDriver: () => new GroupCommitDriver(group, reader),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -84,7 +84,7 @@ class GroupCommitDriver implements Driver {
 }
 
 /** Reads that may run on the read-only connection (PRAGMAs and the rest go to the writer). */
-const PLAIN_READ = /^\s*(select|with)\b/i;
+export const PLAIN_READ = /^\s*(select|with)\b/i;
 
 class LogicalConnection implements DatabaseConnection, ReplayableConnection {
   inTransaction = false;

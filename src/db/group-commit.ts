@@ -67,6 +67,12 @@ export class CommitGroup {
   private undoBy: Undo = "first";
   /** Every member of the physical transaction so far is replayable. */
   private allReplayable = true;
+  /**
+   * COMMITs done so far. Every write of this process reaches the database through this
+   * group, so while the count stands still nothing new has become visible to the reader
+   * connection (other processes' commits are not counted: see direct-reads.ts).
+   */
+  commits = 0;
 
   constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
@@ -173,6 +179,7 @@ export class CommitGroup {
     this.open = false;
     try {
       this.writer.exec("commit");
+      this.commits++;
     } catch (err) {
       if (this.writer.inTransaction) this.writer.exec("rollback");
       for (const m of members) m.reject(err);

@@ -22,8 +22,13 @@ const hasNul = (v: unknown): v is string => typeof v === "string" && v.includes(
 function guard(query: CompiledQuery): CompiledQuery {
   if (!query.parameters.some(hasNul)) return query;
   if (query.query.kind !== "SelectQueryNode") throw new ApiError("Text must not contain null bytes");
-  const parameters = query.parameters.map((v) => (hasNul(v) ? v.replaceAll(NUL, SUBSTITUTE) : v));
-  return { ...query, parameters };
+  return { ...query, parameters: readParameters(query.parameters) };
+}
+
+/** A read's parameters with NULs substituted (the same list when none holds one). */
+export function readParameters(parameters: readonly unknown[]): readonly unknown[] {
+  if (!parameters.some(hasNul)) return parameters;
+  return parameters.map((v) => (hasNul(v) ? v.replaceAll(NUL, SUBSTITUTE) : v));
 }
 
 /**

@@ -35,7 +35,7 @@ function factoryFor(stmt: SQLite.Statement): RowFactory {
 }
 
 /** All rows of a statement that returns data, as objects keyed by column name. */
-export function allRows<R>(stmt: SQLite.Statement, parameters: unknown[]): R[] {
+export function allRows<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): R[] {
   let factory = factories.get(stmt);
   if (factory === undefined) factories.set(stmt, (factory = factoryFor(stmt)));
   const rows = stmt.all(parameters) as unknown[][];

@@ -3,6 +3,9 @@
  * PostgreSQL database (dropped afterwards) when TEST_DATABASE_URL is set.
  */
 import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import pg from "pg";
 import type { Kysely } from "kysely";
 import { migrateToLatest, openDb } from "../../src/db/connect.js";
@@ -17,7 +20,12 @@ export interface TestDb {
   queryCount(): number;
 }
 
-export async function createTestDb(): Promise<TestDb> {
+export interface TestDbOptions {
+  /** SQLite in a file, as servers run it (a second, read-only connection serves plain reads); ignored on PostgreSQL. */
+  sqliteFile?: boolean;
+}
+
+export async function createTestDb(opts: TestDbOptions = {}): Promise<TestDb> {
   const base = process.env.TEST_DATABASE_URL;
   let queries = 0;
   const onQuery = () => {
@@ -25,9 +33,14 @@ export async function createTestDb(): Promise<TestDb> {
   };
   const queryCount = () => queries;
   if (!base) {
-    const db = openDb({ sqlitePath: ":memory:", onQuery });
+    const dir = opts.sqliteFile ? fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-db-")) : undefined;
+    const db = openDb({ sqlitePath: dir ? path.join(dir, "parley.sqlite3") : ":memory:", onQuery });
     await migrateToLatest(db);
-    return { db, url: undefined, drop: () => db.destroy(), queryCount };
+    const drop = async () => {
+      await db.destroy();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    };
+    return { db, url: undefined, drop, queryCount };
   }
   const name = `parley_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: base });

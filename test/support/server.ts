@@ -10,7 +10,7 @@ import { buildApp } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { AppContext } from "../../src/context.js";
 import { contextFor } from "../../src/server.js";
-import { createTestDb, type TestDb } from "./db.js";
+import { createTestDb, type TestDb, type TestDbOptions } from "./db.js";
 import { seedRealm, type SeededRealm } from "./realm.js";
 import { ApiClient } from "./client.js";
 
@@ -36,8 +36,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
-  const testDb: TestDb = await createTestDb();
+export async function startTestServer(overrides: Partial<Config> = {}, dbOptions: TestDbOptions = {}): Promise<TestServer> {
+  const testDb: TestDb = await createTestDb(dbOptions);
   // Rate limits are off unless a test turns them on: suites send many requests as one user.
   // Files the server writes (the mail outbox) go to a folder of this test server's own.
   // Uploaded files go where a server on that database keeps them by default: the data

@@ -35,6 +35,9 @@ export function limitBodySize(request: FastifyRequest, defaultLimit: number): vo
   // Read only here: Fastify builds the route's options object on each access.
   const limit = request.routeOptions.bodyLimit ?? defaultLimit;
   if (Number(length ?? 0) > limit) throw requestTooLarge();
+  // A declared length frames the body: Node's HTTP parser hands over exactly that many bytes
+  // (anything after them is the next request), so there is nothing more to count.
+  if (length !== undefined && request.headers["transfer-encoding"] === undefined) return;
   const raw = request.raw as IncomingMessage;
   const push = raw.push.bind(raw);
   let received = 0;

@@ -14,15 +14,18 @@ export type Parsed<S extends Spec> = { [K in keyof S]: S[K] extends Param<infer 
 export function parseParams<S extends Spec>(req: ApiRequest, spec: S): Parsed<S> {
   req.usedFramework = true;
   const out: Record<string, unknown> = {};
-  for (const [name, param] of Object.entries(spec)) {
-    const present = [name, ...param.aliases].filter((n) => req.params.has(n));
-    if (present.length > 1) {
-      throw new ApiError(m.confusing(present[0], present[1]), {
-        code: "REQUEST_CONFUSING_VAR",
-        data: { var_name1: present[0], var_name2: present[1] },
-      });
+  const given = req.params;
+  for (const name in spec) {
+    const param = spec[name];
+    // The name or one alias given (no arrays built: this runs for every parameter of every request).
+    let key: string | undefined = given.has(name) ? name : undefined;
+    for (const alias of param.aliases) {
+      if (!given.has(alias)) continue;
+      if (key !== undefined) {
+        throw new ApiError(m.confusing(key, alias), { code: "REQUEST_CONFUSING_VAR", data: { var_name1: key, var_name2: alias } });
+      }
+      key = alias;
     }
-    const key = present[0];
     if (key === undefined) {
       if (param.required) {
         throw new ApiError(m.missing(name), { code: "REQUEST_VARIABLE_MISSING", data: { var_name: name } });
@@ -31,7 +34,7 @@ export function parseParams<S extends Spec>(req: ApiRequest, spec: S): Parsed<S>
       continue;
     }
     req.usedParams.add(key);
-    out[name] = param.read(req.params.get(key)!, name);
+    out[name] = param.read(given.get(key)!, name);
   }
   return out as Parsed<S>;
 }

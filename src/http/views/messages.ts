@@ -53,15 +53,17 @@ async function sendMessage(req: AuthedRequest): Promise<ViewResult> {
   return { id };
 }
 
+const GET_MESSAGE_PARAMS = {
+  apply_markdown: p.bool().default(true),
+  allow_empty_topic_name: p.bool().default(false),
+};
+
 /** GET /api/v1/messages/{message_id} (spectators: web-public channels only) */
 async function getMessage(req: ApiRequest): Promise<ViewResult> {
   const messageId = pathInt(req, "message_id");
-  const params = parseParams(req, {
-    apply_markdown: p.bool().default(true),
-    allow_empty_topic_name: p.bool().default(false),
-  });
+  const params = parseParams(req, GET_MESSAGE_PARAMS);
   // Access and the reader's flags from current rows on every request; the record from a cache.
-  const access = req.user === null ? await accessWebPublicMessageForReading(req.ctx.db, req.realm, messageId) : await accessMessageForReading(req.ctx.db, req.user, messageId);
+  const access = req.user === null ? await accessWebPublicMessageForReading(req.ctx, req.realm, messageId) : await accessMessageForReading(req.ctx, req.user, messageId);
   // Spectators have no unread messages: their flags are just "read".
   const flags = req.user === null ? FLAG_BITS.read : access.flags;
   const fields = await messageReadFields(req.ctx, req.realm, hostOf(req), messageId, access, flags, {
