@@ -14,8 +14,11 @@
  *     [--instructions 200 [--warmup 1000]] [--path /api/v1/messages] [--body <form>] [--keep]
  *     [--method GET] (a GET sends no body; `{message}` in the path is a channel message sent
  *     by the owner before the copies are made, for GET /api/v1/messages/{message})
+ *     [--register]
  *
  * `--keep` leaves the data directories (with the callgrind dumps, for callgrind_annotate).
+ * `--register` measures the register row's request instead (bench/rows/register.ts): the
+ * organization gets that row's history and the requests take turns among its callers.
  *
  * Both builds must share the schema (the organization is seeded once, by this build).
  */
@@ -31,7 +34,9 @@ import { api, type BenchUser } from "./http-client.js";
 import { mainThreadCpuMs, PARLEY_BENCH_ENV, startParley, type Server } from "./processes.js";
 import type { RawRequest } from "./raw-http.js";
 import { SEND_BODY } from "./rows/messages-setup.js";
-import { createBenchRealm, SEND_CHANNEL } from "./seed.js";
+import { seedRegisterHistory } from "./register-history.js";
+import { BODY as REGISTER_BODY } from "./rows/register.js";
+import { createBenchRealm, registerCallers, SEND_CHANNEL } from "./seed.js";
 import { doSendMessage } from "../src/actions/messages.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -52,7 +57,7 @@ interface Contender {
   stop(): Promise<void>;
 }
 
-async function closedLoopContender(name: string, cli: string, dir: string, request: RawRequest, user: BenchUser): Promise<Contender> {
+async function closedLoopContender(name: string, cli: string, dir: string, request: RawRequest, users: BenchUser[]): Promise<Contender> {
   const server: Server = await startParley(dir, undefined, undefined, cli);
   const seconds = Number(option("seconds", "4"));
   const connections = Number(option("connections", "20"));
@@ -62,7 +67,7 @@ async function closedLoopContender(name: string, cli: string, dir: string, reque
     stop: () => server.stop(),
     measure: async () => {
       const before = mainThreadCpuMs(server.pid);
-      const run = await closedLoopLoad(server.port, { ...request, users: [user], seconds, connections });
+      const run = await closedLoopLoad(server.port, { ...request, users, seconds, connections });
       if (run.failures > 0) throw new Error(`${name}: ${run.failures} failed requests`);
       const cpuUs = ((mainThreadCpuMs(server.pid) - before) * 1000) / run.latencies.length;
       return [cpuUs, `${(run.latencies.length / run.seconds).toFixed(0)} req/s, ${cpuUs.toFixed(0)} µs of server CPU per request`];
@@ -71,14 +76,14 @@ async function closedLoopContender(name: string, cli: string, dir: string, reque
   return contender;
 }
 
-async function callgrindContender(name: string, cli: string, dir: string, request: RawRequest, user: BenchUser, count: number): Promise<Contender> {
+async function callgrindContender(name: string, cli: string, dir: string, request: RawRequest, users: BenchUser[], count: number): Promise<Contender> {
   const env: NodeJS.ProcessEnv = { ...process.env, PARLEY_DATA_DIR: dir, ...PARLEY_BENCH_ENV };
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
   const server: Counted = await startCounted(cli, ["serve"], env, dir, "/api/v1/server_settings");
   const apiPath = request.path.replace(/^\/api\/v1/, "");
   const sends = async (n: number) => {
-    for (let i = 0; i < n; i++) await api(server.port, user, request.method, apiPath, request.body);
+    for (let i = 0; i < n; i++) await api(server.port, users[i % users.length], request.method, apiPath, request.body);
   };
   return {
     name,
@@ -96,8 +101,11 @@ async function main(): Promise<void> {
   const builds = { old: path.resolve(option("old", "")), new: path.resolve(option("new", path.join(here, "..", "src", "cli.js"))) };
   const rounds = Number(option("rounds", "5"));
   const instructions = Number(option("instructions", "0"));
+  const registers = process.argv.includes("--register");
   const method = option("method", "POST");
-  const request: RawRequest = { method, path: option("path", "/api/v1/messages"), body: method === "GET" ? undefined : option("body", SEND_BODY) };
+  const request: RawRequest = registers
+    ? { method: "POST", path: "/api/v1/register", body: REGISTER_BODY }
+    : { method, path: option("path", "/api/v1/messages"), body: method === "GET" ? undefined : option("body", SEND_BODY) };
 
   const seeded = fs.mkdtempSync(path.join(os.tmpdir(), "parley-ab-"));
   const ctx = await createContext({ ...loadConfig({}), dataDir: seeded, databaseUrl: undefined });
@@ -108,14 +116,16 @@ async function main(): Promise<void> {
     const id = await doSendMessage(ctx, realmRow, owner, { target: { kind: "channel", channel: { name: SEND_CHANNEL }, topic: "load" }, content: "Hello **everyone**, see https://example.com :smile:", clientName: "bench" });
     request.path = request.path.replace("{message}", String(id));
   }
+  if (registers) await seedRegisterHistory(ctx.db, realm);
   await ctx.db.destroy();
+  const users = registers ? registerCallers(realm) : [realm.owner];
   const contenders: Contender[] = [];
   const figures = new Map<string, number[]>();
   try {
     for (const [name, cli] of Object.entries(builds)) {
       const dir = `${seeded}-${name}`;
       fs.cpSync(seeded, dir, { recursive: true });
-      contenders.push(instructions > 0 ? await callgrindContender(name, cli, dir, request, realm.owner, instructions) : await closedLoopContender(name, cli, dir, request, realm.owner));
+      contenders.push(instructions > 0 ? await callgrindContender(name, cli, dir, request, users, instructions) : await closedLoopContender(name, cli, dir, request, users));
       figures.set(name, []);
     }
     for (const c of contenders) await c.warm();

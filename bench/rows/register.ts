@@ -15,7 +15,8 @@ import { seedRegisterHistory } from "../register-history.js";
 import { registerCallers } from "../seed.js";
 import { withServerCpu } from "../server-cpu.js";
 
-const BODY = form({
+/** Every event type, rendered Markdown, as a current client (also used by register-statements.ts). */
+export const BODY = form({
   apply_markdown: "true",
   slim_presence: "true",
   client_capabilities: JSON.stringify({ notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, stream_typing_notifications: true, user_settings_object: true }),

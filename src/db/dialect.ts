@@ -133,13 +133,14 @@ export function jsonObjectsAgg(db: Kysely<any>, fields: Readonly<Record<string, 
 }
 
 /**
- * An aggregate giving a column's integers as JSON array text (`[]` without rows), of the
- * rows where `filter` holds if given, in no particular order: one value for a whole group
- * where reading a row per value would cost the driver far more than the engine.
+ * An aggregate giving each row's values of `refs`, in that order, as one JSON array per
+ * row inside a JSON array text (`[]` without rows), in no particular order: like
+ * jsonObjectsAgg without the keys, for many rows where reading a row per value would cost
+ * the driver far more than the engine. References are constants of the caller.
  */
-export function jsonIntegersAgg(db: Kysely<any>, ref: string, filter?: RawBuilder<boolean>): RawBuilder<string> {
-  const where = filter ? sql` filter (where ${filter})` : sql``;
-  return dialectOf(db) === "postgres" ? sql<string>`coalesce(json_agg(${sql.ref(ref)})${where}, '[]')::text` : sql<string>`json_group_array(${sql.ref(ref)})${where}`;
+export function jsonArraysAgg(db: Kysely<any>, refs: readonly string[]): RawBuilder<string> {
+  const values = sql.join(refs.map((ref) => sql.ref(ref)));
+  return dialectOf(db) === "postgres" ? sql<string>`coalesce(json_agg(json_build_array(${values})), '[]')::text` : sql<string>`json_group_array(json_array(${values}))`;
 }
 
 /**
