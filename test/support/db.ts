@@ -33,7 +33,9 @@ export async function createTestDb(opts: TestDbOptions = {}): Promise<TestDb> {
   };
   const queryCount = () => queries;
   if (!base) {
-    const dir = opts.sqliteFile ? fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-db-")) : undefined;
+    // TEST_SQLITE_FILE=1 runs every suite on a file (direct reads on the second connection).
+    const inFile = opts.sqliteFile ?? process.env.TEST_SQLITE_FILE === "1";
+    const dir = inFile ? fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-db-")) : undefined;
     const db = openDb({ sqlitePath: dir ? path.join(dir, "parley.sqlite3") : ":memory:", onQuery });
     await migrateToLatest(db);
     const drop = async () => {

@@ -48,9 +48,13 @@ function decodePairs(text: string): FormFields | null {
   return out;
 }
 
-function decode(s: string): string | null {
+function decode(raw: string): string | null {
+  // Most names and values hold neither `+` nor `%`: no copy, and no decoder call (about a
+  // microsecond each), which changes nothing for text without `%` escapes.
+  const s = raw.includes("+") ? raw.replaceAll("+", " ") : raw;
+  if (!s.includes("%")) return s;
   try {
-    return decodeURIComponent(s.replace(/\+/g, " "));
+    return decodeURIComponent(s);
   } catch {
     return null;
   }
