@@ -12,6 +12,7 @@ import * as m0014 from "./0014-channel-name-lookup.js";
 import * as m0015 from "./0015-sessions.js";
 import * as m0016 from "./0016-direct-message-index.js";
 import * as m0017 from "./0017-user-messages-clustered.js";
+import * as m0018 from "./0018-scheduled-by-sender.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0015-sessions": m0015,
   "0016-direct-message-index": m0016,
   "0017-user-messages-clustered": m0017,
+  "0018-scheduled-by-sender": m0018,
 };
 
 export const migrationProvider: MigrationProvider = {
