@@ -3,6 +3,7 @@
  * server each get a core): the bare baseline, and Parley as `parley serve` in its default
  * configuration except for the limits a load test must lift.
  */
+import { shebangNodeFlags } from "../src/cli/node-flags.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -43,8 +44,9 @@ export async function startParley(dataDir: string, databaseUrl: string | undefin
   delete env.LOG_LEVEL;
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
-  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  // The flags `parley` runs with (src/cli/node-flags.ts), then any of BENCH_SERVER_NODE_ARGS
+  // ("--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load).
+  const nodeArgs = [...shebangNodeFlags(cli), ...(process.env.BENCH_SERVER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, cli, "serve"], { env, stdio: ["ignore", log, log] });
   fs.closeSync(log);
   await waitForHttp(port, "/api/v1/server_settings", child);

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=16
 /**
  * The `parley` command. Each command lives in src/cli/ and declares its options; this file
  * dispatches, checks the database, and turns every failure into one line (exit 2 for a

@@ -3,6 +3,7 @@
  * what the log says, the one-server-per-data-folder lock (stale locks taken over), a port in
  * use, and a clean shutdown that says what it closed. Each process is bounded in time.
  */
+import { shebangNodeFlags } from "../../src/cli/node-flags.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -122,6 +123,14 @@ describe("npm start", () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, "scripts/build-if-stale.mjs")], { encoding: "utf8", timeout: 20_000 });
     expect({ status: r.status, stderr: r.stderr, stdout: r.stdout }).toEqual({ status: 0, stderr: "", stdout: "" });
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start).toBe("node scripts/build-if-stale.mjs && node dist/src/cli.js serve");
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start).toBe("node scripts/build-if-stale.mjs && node --min-semi-space-size=16 dist/src/cli.js serve");
+  });
+
+  it("runs the server with the flags of the parley command's first line", () => {
+    const flags = shebangNodeFlags(path.join(ROOT, "src/cli.ts"));
+    expect(flags).toEqual(["--min-semi-space-size=16"]);
+    expect(shebangNodeFlags(CLI)).toEqual(flags);
+    const start = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start as string;
+    expect(start).toContain(`node ${flags.join(" ")} dist/src/cli.js serve`);
   });
 });
