@@ -3,13 +3,15 @@
  * their alert words, the sender's groups, the realm's linkifiers) never serve a stale
  * value: each test sends once (filling them), changes the underlying rows through the API,
  * through a direct write of this process, or as another node would (a write this process
- * does not see, plus the event on the bus), and expects the next send to follow. Last, a
- * send replayed with its commit group (db/group-commit.ts) is stored and announced once.
+ * does not see, plus the event on the bus) or in a transaction that rolls back, and expects
+ * the next send to follow. Last, a send replayed with its commit group (db/group-commit.ts)
+ * is stored and announced once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doCreateUser } from "../../src/actions/users-create.js";
 import { doSendMessage } from "../../src/actions/messages.js";
 import { withTransaction } from "../../src/db/tx.js";
+import { cachedChannelRecipients } from "../../src/lib/send-lookups.js";
 import type { Channel, User } from "../../src/db/schema.js";
 import { Role } from "../../src/lib/roles.js";
 import { FLAG_BITS } from "../../src/lib/message-flags.js";
@@ -64,6 +66,22 @@ describe("a channel's recipients", () => {
     await s.db.updateTable("subscriptions").set({ active: 0 }).where("user_id", "=", written.id).where("recipient_id", "=", channel.recipient_id!).execute();
     const rows = await rowsOf(await send(channel.name));
     expect([rows.has(gone.id), rows.has(written.id), rows.has(s.realm.member.id)]).toEqual([false, false, true]);
+  });
+
+  it("forget what a transaction that rolled back had written when they were read", async () => {
+    const user = await makeUser();
+    const channel = await makeChannel([]);
+    // Inside a transaction the recipients are read with its own uncommitted subscription
+    // (as a send in the same transaction or commit group would read them), then it fails.
+    const failing = withTransaction(s.db, async (tx) => {
+      await tx.insertInto("subscriptions").values({ realm_id: s.realm.realm.id, user_id: user.id, recipient_id: channel.recipient_id! }).execute();
+      const seen = await cachedChannelRecipients(s.ctx, tx, s.realm.realm.id, channel);
+      expect(seen.userIds).toContain(user.id);
+      throw new Error("rolled back");
+    });
+    await expect(failing).rejects.toThrow("rolled back");
+    expect((await cachedChannelRecipients(s.ctx, s.db, s.realm.realm.id, channel)).userIds).not.toContain(user.id);
+    expect((await rowsOf(await send(channel.name))).has(user.id)).toBe(false);
   });
 
   it("follow another node's subscription change with its event", async () => {
