@@ -178,7 +178,8 @@ describe("the server log carries no credentials", () => {
       const at = log.indexOf(secret);
       expect(at, `log contains a session secret: …${log.slice(Math.max(0, at - 200), at + 50)}`).toBe(-1);
     }
-    expect(logLines.length, "the trace logger wrote request lines").toBeGreaterThan(10);
+    // Lines, not writes: the access log hands several over in one write (how many depends on timing).
+    expect(log.split("\n").filter(Boolean).length, "the trace logger wrote request lines").toBeGreaterThan(10);
     const forbidden = [OWNER_PASSWORD, encodeRaw({ text: OWNER_PASSWORD }), wrong, "another long passphrase 99", encodeRaw({ text: "another long passphrase 99" })];
     for (const c of await allCredentials(s.db)) forbidden.push(c.secret);
     for (const u of [owner, member]) forbidden.push(basicAuth(u), basicAuth(u).slice("Basic ".length));
