@@ -3,12 +3,12 @@
  * server each get a core): the bare baseline, and Parley as `parley serve` in its default
  * configuration except for the limits a load test must lift.
  */
-import { shebangNodeFlags } from "../src/cli/node-flags.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { shebangNodeFlags } from "../src/cli/node-flags.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
