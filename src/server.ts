@@ -6,7 +6,7 @@ import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
-import { migrateToLatest, openDb, sqliteHandleOf } from "./db/connect.js";
+import { migrateToLatest, openDb, sqliteHandleOf, turnSnapshotOf } from "./db/connect.js";
 import { Caches } from "./caches/index.js";
 import { PostgresFlushListener } from "./caches/postgres-notify.js";
 import { describeDatabase, sqlitePathFor } from "./db/location.js";
@@ -51,7 +51,8 @@ export function contextFor(config: Config, openedDb: Db, opts: ContextOptions = 
   if (cluster) caches.committedWrite = (change) => cluster.bus.publishChange(change);
   caches.watch(events);
   const sqlite = sqliteHandleOf(openedDb);
-  if (sqlite) caches.watchSqlite(sqlite);
+  // Another process's commit, once noticed, also ends the read connection's snapshot: the caches refill from it.
+  if (sqlite) caches.watchSqlite(sqlite, () => turnSnapshotOf(openedDb)?.end());
   // Every write of this process to a cached table flushes (writes without an event too).
   const db = openedDb.withPlugin(caches.writeWatcher);
   observeTransactions(db, caches.writeWatcher);

@@ -165,10 +165,19 @@ export class Caches {
     }
   }
 
-  /** SQLite: the server's own connection, whose data_version shows other processes' commits. */
-  watchSqlite(database: SQLite.Database): void {
+  /**
+   * SQLite: the server's own connection, whose data_version shows other processes' commits;
+   * `onChange` runs when one is noticed, before the caches flush.
+   */
+  watchSqlite(database: SQLite.Database, onChange: () => void = () => undefined): void {
     const version = new SqliteDataVersion(database);
-    this.external = { changed: () => version.changed() };
+    this.external = {
+      changed: () => {
+        if (!version.changed()) return false;
+        onChange();
+        return true;
+      },
+    };
   }
 
   /** PostgreSQL: `changed` answers from the LISTEN connection (see postgres-notify.ts). */

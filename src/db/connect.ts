@@ -11,6 +11,7 @@ import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 import { CommitGroup } from "./group-commit.js";
 import { usePreparedStatements } from "./prepared-statements.js";
 import { enableDirectReads } from "./direct-reads.js";
+import { TurnSnapshot } from "./turn-snapshot.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -59,15 +60,21 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
   const reader = file === ":memory:" ? null : withStatementCache(openReader(file));
+  const snapshot = reader ? new TurnSnapshot(reader) : null;
   const writer = withStatementCache(database);
   const group = new CommitGroup(writer);
+  // The reader's snapshot ends before each COMMIT: the committing requests then read their writes.
+  if (snapshot) group.beforeEachCommit(() => snapshot.end());
   const db = new Kysely<DB>({
-    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader, group)),
+    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader && snapshot ? { database: reader, snapshot } : null, group)),
     log: queryLogger(opts),
   });
   // The writer: its data_version moves only when another process commits (the caches watch it).
   sqliteHandles.set(db, database);
-  if (reader) enableDirectReads(db, reader, group, opts.onQuery);
+  if (reader && snapshot) {
+    turnSnapshots.set(db, snapshot);
+    enableDirectReads(db, { database: reader, snapshot }, group, opts.onQuery);
+  }
   return db;
 }
 
@@ -80,6 +87,12 @@ function openReader(file: string): SQLite.Database {
 }
 
 const sqliteHandles = new WeakMap<Kysely<DB>, SQLite.Database>();
+const turnSnapshots = new WeakMap<Kysely<DB>, TurnSnapshot>();
+
+/** The read connection's snapshot of a database opened by openDb (SQLite on a file only). */
+export function turnSnapshotOf(db: Kysely<DB>): TurnSnapshot | undefined {
+  return turnSnapshots.get(db);
+}
 
 /** The better-sqlite3 writer connection behind a database opened by openDb (the caches read its data_version). */
 export function sqliteHandleOf(db: Kysely<DB>): SQLite.Database | undefined {

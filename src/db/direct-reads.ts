@@ -21,6 +21,7 @@ import { readParameters } from "./nul-guard.js";
 import { PLAIN_READ } from "./group-commit-dialect.js";
 import { allRows } from "./sqlite-rows.js";
 import type { CommitGroup } from "./group-commit.js";
+import type { ReadConnection } from "./turn-snapshot.js";
 
 export interface DirectReader {
   /** The statement for `sql` when it is a plain read (undefined: run it through Kysely). */
@@ -41,16 +42,17 @@ export interface DirectReader {
 const readers = new WeakMap<DialectAdapter, DirectReader>();
 
 /** Lets compiled reads of `db` (and of its copies with plugins) run on `reader` directly. */
-export function enableDirectReads<DB>(db: Kysely<DB>, reader: SQLite.Database, group: CommitGroup, onQuery?: () => void): void {
+export function enableDirectReads<DB>(db: Kysely<DB>, reader: ReadConnection, group: CommitGroup, onQuery?: () => void): void {
   readers.set(db.getExecutor().adapter, {
     commitCount: () => group.commits,
     statement(sql) {
       if (!PLAIN_READ.test(sql)) return undefined;
-      const stmt = reader.prepare(sql);
+      const stmt = reader.database.prepare(sql);
       return stmt.readonly && stmt.reader ? stmt : undefined;
     },
     rows<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): R[] {
       onQuery?.();
+      reader.snapshot.enter();
       return allRows<R>(stmt, readParameters(parameters));
     },
   });

@@ -19,10 +19,11 @@ import {
   type QueryResult,
 } from "kysely";
 import { CommitGroup } from "./group-commit.js";
+import type { ReadConnection } from "./turn-snapshot.js";
 import type { ReplayableConnection } from "./tx.js";
 import { allRows } from "./sqlite-rows.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite.Database | null, group = new CommitGroup(writer)): Dialect {
+export function groupCommitSqliteDialect(writer: SQLite.Database, reader: ReadConnection | null, group = new CommitGroup(writer)): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new GroupCommitDriver(group, reader),
@@ -34,7 +35,7 @@ export function groupCommitSqliteDialect(writer: SQLite.Database, reader: SQLite
 class GroupCommitDriver implements Driver {
   constructor(
     private readonly group: CommitGroup,
-    private readonly reader: SQLite.Database | null,
+    private readonly reader: ReadConnection | null,
   ) {}
 
   async init(): Promise<void> {}
@@ -78,7 +79,7 @@ class GroupCommitDriver implements Driver {
 
   async destroy(): Promise<void> {
     this.group.flush();
-    this.reader?.close();
+    this.reader?.database.close();
     this.group.writer.close();
   }
 }
@@ -93,7 +94,7 @@ class LogicalConnection implements DatabaseConnection, ReplayableConnection {
 
   constructor(
     private readonly group: CommitGroup,
-    private readonly reader: SQLite.Database | null,
+    private readonly reader: ReadConnection | null,
   ) {}
 
   markReplayable(): void {
@@ -106,8 +107,11 @@ class LogicalConnection implements DatabaseConnection, ReplayableConnection {
       return run<R>(this.group.writer.prepare(query.sql), query);
     }
     if (this.reader && PLAIN_READ.test(query.sql)) {
-      const stmt = this.reader.prepare(query.sql);
-      if (stmt.readonly) return run<R>(stmt, query);
+      const stmt = this.reader.database.prepare(query.sql);
+      if (stmt.readonly) {
+        this.reader.snapshot.enter();
+        return run<R>(stmt, query);
+      }
     }
     await this.group.acquire();
     let result: QueryResult<R>;

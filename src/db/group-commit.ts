@@ -73,6 +73,7 @@ export class CommitGroup {
    * connection (other processes' commits are not counted: see direct-reads.ts).
    */
   commits = 0;
+  private beforeCommit: () => void = () => undefined;
 
   constructor(readonly writer: SQLite.Database) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
@@ -80,6 +81,11 @@ export class CommitGroup {
     // 50 index pages, and writing them out tripled the cost of its INSERT. In memory it
     // holds one logical transaction's pages at most (durability is the WAL's, unchanged).
     writer.pragma("temp_store = MEMORY");
+  }
+
+  /** Runs `fn` right before every COMMIT (the read connection's snapshot ends: turn-snapshot.ts). */
+  beforeEachCommit(fn: () => void): void {
+    this.beforeCommit = fn;
   }
 
   /** Waits for the writer; every caller must call release() afterwards. */
@@ -178,6 +184,7 @@ export class CommitGroup {
     this.members = [];
     this.open = false;
     try {
+      this.beforeCommit();
       this.writer.exec("commit");
       this.commits++;
     } catch (err) {
