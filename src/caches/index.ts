@@ -15,6 +15,7 @@ import { MessageRecordCache } from "./message-records.js";
 import { MessageReaderAccessCache } from "./message-reader-access.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
+import { RecipientCache } from "./recipients.js";
 import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
@@ -56,6 +57,8 @@ export class Caches {
   /** user_status and realm_emoji as JSON. */
   readonly registerStatuses = new PerRealmCache<Buffer>();
   readonly registerEmoji = new PerRealmCache<Buffer>();
+  /** What each recipient id stands for (rows never change: only flushes of everything empty it). */
+  readonly recipients = new RecipientCache();
   /** What every send reads (send-lookups.ts). */
   readonly channelLookups = new ChannelLookupCache();
   readonly channelRecipients = new ChannelRecipientCache();
@@ -79,6 +82,7 @@ export class Caches {
     this.registerProfileFields,
     this.registerStatuses,
     this.registerEmoji,
+    this.recipients,
     this.channelLookups,
     this.channelRecipients,
     this.groupsContaining,

@@ -1,8 +1,9 @@
 /**
  * unread_msgs (needs event types "message" and "update_message_flags", as upstream):
  * upstream get_raw_unread_data + aggregate_unread_data, from three queries — the newest
- * MAX_UNREAD_MESSAGES unread messages with their recipients and group members (one JSON
- * value, grouped here by place), the muted channels and the user's topic policies.
+ * MAX_UNREAD_MESSAGES unread messages (one JSON value, grouped here by place, with what
+ * each recipient stands for from the realm's recipients cache), the muted channels and the
+ * user's topic policies.
  */
 import { userTopicsOf } from "./user-topics.js";
 import { mutedChannelIds, unreadMessages, type UnreadMessageRow } from "../../db/queries/unread.js";
@@ -27,12 +28,14 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   const muted = await mutedChannelIds(db, sc.realm.id, me);
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const rows = ascendingRows(JSON.parse(json) as UnreadMessageRow[]);
+  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows));
   const places = new Map<string, Place>();
   // In ascending id order: each place's ids, the places (by their first id) and the mentions come sorted.
   const groups: UnreadGroup[] = [];
   const mentions: number[] = [];
   let count = 0;
-  for (const [id, flags, type, typeId, senderId, topic, memberKey] of rows) {
+  for (const [id, flags, recipientId, senderId, topic] of rows) {
+    const { type, typeId, memberKey } = recipients.get(recipientId)!;
     // Personal messages: the other person is the recipient when we sent it, else the sender.
     const key = type === RECIPIENT_CHANNEL ? `s${typeId}\u0000${topic}` : type === RECIPIENT_DM_GROUP ? `h${typeId}` : `p${senderId === me ? typeId : senderId}`;
     let place = places.get(key);
@@ -60,6 +63,12 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   const rest = { mentions, count, old_unreads_missing: rows.length === MAX_UNREAD_MESSAGES };
   state.unread_msgs = aggregateGroups(groups, rest, emptyTopicName);
 };
+
+function recipientIdsOf(rows: readonly UnreadMessageRow[]): Set<number> {
+  const ids = new Set<number>();
+  for (const row of rows) ids.add(row[2]);
+  return ids;
+}
 
 /** The rows in ascending id order (the aggregate gives them in the order the engine met them, usually descending). */
 function ascendingRows(rows: UnreadMessageRow[]): UnreadMessageRow[] {
