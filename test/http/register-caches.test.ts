@@ -177,6 +177,23 @@ describe("POST /register from cached parts", () => {
     expect(body.ignored_parameters_unsupported).toEqual(["no_such_parameter"]);
   });
 
+  it("places unread messages of recipients created after the recipients were cached (a new user, a new group)", async () => {
+    const reader = await makeUser();
+    const before = await register(s, reader);
+    expect(before.unread_msgs.pms).toEqual([]);
+    // New recipients: a new user's personal one, a group conversation's.
+    const newcomer = await makeUser();
+    const third = await makeUser();
+    const dm = expectSuccess(await s.api.post(newcomer, "/messages", { type: "direct", to: JSON.stringify([reader.id]), content: "hello" })).id as number;
+    const group = expectSuccess(await s.api.post(newcomer, "/messages", { type: "direct", to: JSON.stringify([reader.id, third.id]), content: "hi all" })).id as number;
+    const after = await register(s, reader);
+    expect(after.unread_msgs.pms).toEqual([{ other_user_id: newcomer.id, sender_id: newcomer.id, unread_message_ids: [dm] }]);
+    const members = [reader.id, newcomer.id, third.id].sort((a, b) => a - b).join(",");
+    expect(after.unread_msgs.huddles).toEqual([{ user_ids_string: members, unread_message_ids: [group] }]);
+    s.ctx.caches.flushAll();
+    expect(withoutVolatile(await register(s, reader))).toEqual(withoutVolatile(after));
+  });
+
   it("gives the same user records as GET /users with profile data", async () => {
     const state = await register(s, s.realm.member);
     const members = expectSuccess(await s.api.get(s.realm.member, "/users", { include_custom_profile_fields: true })).members as unknown[];
