@@ -1,27 +1,19 @@
 /** Drafts (spec 2.2, 4.7): one user's saved compose boxes. Every read is scoped by realm and owner. */
 import type { Draft, NewDraft } from "../schema.js";
-import { compiledOnce } from "../compiled.js";
+import { compiledOnce, literalLimit } from "../compiled.js";
 import type { Queryable } from "../tx.js";
 
-/** The user's drafts by last edit: oldest first for GET /drafts, newest first (and capped) for /register. */
-export async function listDrafts(db: Queryable, realmId: number, userId: number, opts: { newestFirst: boolean; limit?: number }): Promise<Draft[]> {
-  if (opts.newestFirst && opts.limit !== undefined) return newestDrafts(db, realmId, userId, opts.limit);
-  const direction = opts.newestFirst ? "desc" : "asc";
-  let query = db
-    .selectFrom("drafts")
-    .selectAll()
-    .where("realm_id", "=", realmId)
-    .where("user_id", "=", userId)
-    .orderBy("last_edit_time", direction)
-    .orderBy("id", direction);
-  if (opts.limit !== undefined) query = query.limit(opts.limit);
-  return query.execute();
+/** The user's drafts by last edit, oldest first (GET /drafts). */
+export async function listDrafts(db: Queryable, realmId: number, userId: number): Promise<Draft[]> {
+  return db.selectFrom("drafts").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("last_edit_time", "asc").orderBy("id", "asc").execute();
 }
 
-/** /register's read, compiled once. */
-const newestDrafts = compiledOnce((db, realmId: number, userId: number, limit: number) =>
-  db.selectFrom("drafts").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("last_edit_time", "desc").orderBy("id", "desc").limit(limit),
-);
+/** The user's newest `limit` drafts by last edit, newest first (/register), compiled once. */
+export function newestDraftsQuery(limit: number): (db: Queryable, realmId: number, userId: number) => Promise<Draft[]> {
+  return compiledOnce((db, realmId: number, userId: number) =>
+    db.selectFrom("drafts").selectAll().where("realm_id", "=", realmId).where("user_id", "=", userId).orderBy("last_edit_time", "desc").orderBy("id", "desc").limit(literalLimit(limit)),
+  );
+}
 
 /** One draft of its owner, or undefined (another user's draft is not found). */
 export async function findOwnDraft(db: Queryable, realmId: number, userId: number, draftId: number): Promise<Draft | undefined> {

@@ -6,6 +6,7 @@
 import type { Expression, SqlBool } from "kysely";
 import type { Message } from "../schema.js";
 import type { Queryable } from "../tx.js";
+import { literalLimit } from "../compiled.js";
 
 /** Largest id an integer column can hold; anchors beyond it are clamped in queries. */
 const MAX_INT_ID = 2147483647;
@@ -59,7 +60,8 @@ function narrowed(db: Queryable, q: NarrowQuery, range: NarrowRange) {
   const anchor = Math.min(Math.max(range.anchor, -1), MAX_INT_ID);
   let query = q.includeHistory ? withHistory(db, q) : receivedOnly(db, q);
   for (const c of q.conditions) query = query.where(c);
-  return query.where("m.id", range.op, anchor).orderBy("m.id", range.order).limit(range.limit);
+  // A literal LIMIT: one prepared statement per limit, not prepared again on every run (compiled.ts).
+  return query.where("m.id", range.op, anchor).orderBy("m.id", range.order).limit(literalLimit(range.limit));
 }
 
 /** Message ids (with the user's flags, null without a row) matching a narrow, in one query. */

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import { FLAG_BITS } from "../../lib/message-flags.js";
-import { compiledOnce } from "../compiled.js";
+import { compiledOnce, literalLimit } from "../compiled.js";
 import { jsonArraysAgg } from "../dialect.js";
 import type { Queryable } from "../tx.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL } from "./messages.js";
@@ -22,8 +22,8 @@ export type UnreadMessageRow = [id: number, flags: number, recipientId: number, 
  * recipient of each is looked up in a cache, not joined: for 2,000 unread messages the
  * joins of recipients and groups took 390 of the statement's 1,010 µs.
  */
-export const unreadMessages: (db: Queryable, realmId: number, userId: number, limit: number) => Promise<Array<{ rows: string }>> = compiledOnce(
-  (db, realmId: number, userId: number, limit: number) => {
+export const unreadMessagesQuery = (limit: number): ((db: Queryable, realmId: number, userId: number) => Promise<Array<{ rows: string }>>) =>
+  compiledOnce((db, realmId: number, userId: number) => {
     const unread = db
       .selectFrom("user_messages")
       .select(["message_id", "flags"])
@@ -32,13 +32,12 @@ export const unreadMessages: (db: Queryable, realmId: number, userId: number, li
       .where(sql<boolean>`("flags" & ${sql.lit(FLAG_BITS.read)}) = 0`)
       // Newest first, so the cap keeps the latest unreads.
       .orderBy("message_id", "desc")
-      .limit(limit);
+      .limit(literalLimit(limit));
     return db
       .selectFrom(unread.as("u"))
       .innerJoin("messages as m", "m.id", "u.message_id")
       .select(jsonArraysAgg(db, ["u.message_id", "u.flags", "m.recipient_id", "m.sender_id", "m.topic"]).as("rows"));
-  },
-);
+  });
 
 /** Every recipient of a realm with what it stands for (the groups' member ids). */
 export const realmRecipientRows: (db: Queryable, realmId: number) => Promise<Array<{ id: number; type: number; type_id: number; member_key: string | null }>> = compiledOnce(
@@ -78,8 +77,8 @@ export interface DirectMessageRow {
 }
 
 /** The user's newest direct messages (personal and group), at most `limit`, newest first. */
-export const recentDirectMessageRows: (db: Queryable, realmId: number, userId: number, limit: number) => Promise<DirectMessageRow[]> = compiledOnce(
-  (db, realmId: number, userId: number, limit: number) =>
+export const recentDirectMessagesQuery = (limit: number): ((db: Queryable, realmId: number, userId: number) => Promise<DirectMessageRow[]>) =>
+  compiledOnce((db, realmId: number, userId: number) =>
     db
       .selectFrom("user_messages")
       .innerJoin("messages", "messages.id", "user_messages.message_id")
@@ -100,5 +99,5 @@ export const recentDirectMessageRows: (db: Queryable, realmId: number, userId: n
       .where(sql<boolean>`(user_messages.flags & ${sql.lit(FLAG_BITS.is_private)}) <> 0`)
       .where("recipients.type", "in", [sql.lit(RECIPIENT_PERSONAL), sql.lit(RECIPIENT_DM_GROUP)])
       .orderBy("user_messages.message_id", "desc")
-      .limit(limit),
-);
+      .limit(literalLimit(limit)),
+  );

@@ -6,9 +6,11 @@
  * conversation first. One query.
  */
 import { RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
-import { recentDirectMessageRows } from "../../db/queries/unread.js";
+import { recentDirectMessagesQuery } from "../../db/queries/unread.js";
 import { RECENT_CONVERSATIONS_LIMIT } from "./limits.js";
 import type { StateFetcher } from "./types.js";
+
+const recentDirectMessageRows = recentDirectMessagesQuery(RECENT_CONVERSATIONS_LIMIT);
 
 export interface RecentConversation {
   user_ids: number[];
@@ -26,7 +28,7 @@ export function sortConversations(list: RecentConversation[]): RecentConversatio
 
 export const fetchRecentConversationState: StateFetcher = async (sc, state) => {
   const me = sc.user.id;
-  const rows = await recentDirectMessageRows(sc.ctx.db, sc.realm.id, me, RECENT_CONVERSATIONS_LIMIT);
+  const rows = await recentDirectMessageRows(sc.ctx.db, sc.realm.id, me);
   const byKey = new Map<string, RecentConversation>();
   for (const row of rows) {
     const participants =

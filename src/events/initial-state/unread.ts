@@ -6,13 +6,14 @@
  * user's topic policies.
  */
 import { userTopicsOf } from "./user-topics.js";
-import { mutedChannelIds, unreadMessages, type UnreadMessageRow } from "../../db/queries/unread.js";
+import { mutedChannelIds, unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
 import { MAX_UNREAD_MESSAGES } from "./limits.js";
 import type { StateFetcher } from "./types.js";
 import { aggregateGroups, directEntry, isUnmutedStreamMessage, type UnreadEntry, type UnreadGroup } from "./unread-model.js";
 
+const unreadMessages = unreadMessagesQuery(MAX_UNREAD_MESSAGES);
 const WILDCARD_BITS = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 
 /** The unread messages of one place (exact topic, one conversation) and whether they count. */
@@ -24,7 +25,7 @@ interface Place {
 export const fetchUnreadState: StateFetcher = async (sc, state) => {
   const { db } = sc.ctx;
   const me = sc.user.id;
-  const [{ rows: json }] = await unreadMessages(db, sc.realm.id, me, MAX_UNREAD_MESSAGES);
+  const [{ rows: json }] = await unreadMessages(db, sc.realm.id, me);
   const muted = await mutedChannelIds(db, sc.realm.id, me);
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const rows = ascendingRows(JSON.parse(json) as UnreadMessageRow[]);

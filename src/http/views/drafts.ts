@@ -54,7 +54,7 @@ async function ownDraft(req: AuthedRequest, draftId: number): Promise<Draft> {
 /** GET /api/v1/drafts (no parameters; upstream reports none as ignored). */
 async function fetchDrafts(req: AuthedRequest): Promise<ViewResult> {
   checkSyncEnabled(req);
-  const drafts = (await listDrafts(req.ctx.db, req.realm.id, req.user.id, { newestFirst: false })).map(toApiDraft);
+  const drafts = (await listDrafts(req.ctx.db, req.realm.id, req.user.id)).map(toApiDraft);
   return { count: drafts.length, drafts };
 }
 
