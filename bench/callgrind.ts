@@ -60,12 +60,26 @@ export async function countInstructions(server: Counted, label: string, work: ()
   // Each dump writes a new numbered file next to outFile; its `totals:` line is the count since the zero.
   const before = new Set(fs.readdirSync(path.dirname(server.outFile)));
   await run("callgrind_control", [`--dump=${label}`, pid]);
-  const dump = fs.readdirSync(path.dirname(server.outFile)).find((f) => !before.has(f) && f.startsWith(path.basename(server.outFile)));
+  // The target acts on the request when it next runs code: an idle server may leave
+  // callgrind_control's wait and write the dump a little later.
+  const dump = await newDump(server.outFile, before);
   if (!dump) throw new Error("callgrind wrote no dump");
   const text = fs.readFileSync(path.join(path.dirname(server.outFile), dump), "utf8");
   const totals = /^totals:\s+(\d+)/m.exec(text) ?? /^summary:\s+(\d+)/m.exec(text);
   if (!totals) throw new Error(`no totals in ${dump}`);
   return Number(totals[1]) - (await optimizingCompiler(path.join(path.dirname(server.outFile), dump)));
+}
+
+/** The first dump file next to `outFile` that was not in `before`, waited for up to 60 s. */
+async function newDump(outFile: string, before: ReadonlySet<string>): Promise<string | undefined> {
+  const dir = path.dirname(outFile);
+  for (let waited = 0; waited <= 60_000; waited += 200) {
+    const dump = fs.readdirSync(dir).find((f) => !before.has(f) && f.startsWith(path.basename(outFile)));
+    // A dump is complete once its `totals:` (or `summary:`) line is written.
+    if (dump && /^(totals|summary):/m.test(fs.readFileSync(path.join(dir, dump), "utf8"))) return dump;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return undefined;
 }
 
 /**
