@@ -11,7 +11,7 @@ import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 import { CommitGroup } from "./group-commit.js";
 import { usePreparedStatements } from "./prepared-statements.js";
 import { enableDirectReads } from "./direct-reads.js";
-import { TurnSnapshot } from "./turn-snapshot.js";
+import { TurnSnapshot, type ReadConnection } from "./turn-snapshot.js";
 
 // node-postgres returns int8 (bigint) as strings; our bigints are UNIX seconds and ids, safe as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -59,21 +59,20 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma("busy_timeout = 5000");
-  const reader = file === ":memory:" ? null : withStatementCache(openReader(file));
-  const snapshot = reader ? new TurnSnapshot(reader) : null;
+  const reader = file === ":memory:" ? null : readConnection(withStatementCache(openReader(file)));
   const writer = withStatementCache(database);
   const group = new CommitGroup(writer);
   // The reader's snapshot ends before each COMMIT: the committing requests then read their writes.
-  if (snapshot) group.beforeEachCommit(() => snapshot.end());
+  if (reader) group.beforeEachCommit(() => reader.snapshot.end());
   const db = new Kysely<DB>({
-    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader && snapshot ? { database: reader, snapshot } : null, group)),
+    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader, group)),
     log: queryLogger(opts),
   });
   // The writer: its data_version moves only when another process commits (the caches watch it).
   sqliteHandles.set(db, database);
-  if (reader && snapshot) {
-    turnSnapshots.set(db, snapshot);
-    enableDirectReads(db, { database: reader, snapshot }, group, opts.onQuery);
+  if (reader) {
+    turnSnapshots.set(db, reader.snapshot);
+    enableDirectReads(db, reader, group, opts.onQuery);
   }
   return db;
 }
@@ -88,6 +87,10 @@ function openReader(file: string): SQLite.Database {
   reader.pragma("temp_store = MEMORY");
   reader.pragma("busy_timeout = 5000");
   return reader;
+}
+
+function readConnection(database: SQLite.Database): ReadConnection {
+  return { database, snapshot: new TurnSnapshot(database) };
 }
 
 const sqliteHandles = new WeakMap<Kysely<DB>, SQLite.Database>();
