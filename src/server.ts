@@ -6,6 +6,7 @@ import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
+import { directReaderOf } from "./db/direct-reads.js";
 import { migrateToLatest, openDb, sqliteHandleOf, turnSnapshotOf } from "./db/connect.js";
 import { Caches } from "./caches/index.js";
 import { PostgresFlushListener } from "./caches/postgres-notify.js";
@@ -53,6 +54,9 @@ export function contextFor(config: Config, openedDb: Db, opts: ContextOptions = 
   const sqlite = sqliteHandleOf(openedDb);
   // Another process's commit, once noticed, also ends the read connection's snapshot: the caches refill from it.
   if (sqlite) caches.watchSqlite(sqlite, () => turnSnapshotOf(openedDb)?.end());
+  // Unread floors are learned from reads at a known commit count of the one writer.
+  const reader = directReaderOf(openedDb);
+  if (reader && !cluster) caches.unreadFloors.enable(reader);
   // Every write of this process to a cached table flushes (writes without an event too).
   const db = openedDb.withPlugin(caches.writeWatcher);
   observeTransactions(db, caches.writeWatcher);

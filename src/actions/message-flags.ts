@@ -28,6 +28,8 @@ export async function doUpdateMessageFlags(ctx: AppContext, realm: Realm, user: 
   const adding = op === "add";
   const target = adding ? bit : 0;
   return withTransaction(ctx.db, async (tx) => {
+    // Marking unread may leave rows below where /register's unread read starts (unread-floors.ts).
+    if (flag === "read" && !adding) ctx.caches.unreadFloors.lowered([user.id]);
     let messages = [...requested];
     if (flag === "read" && !adding) {
       // Unread channel messages must be in channels the user is subscribed to.

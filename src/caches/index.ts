@@ -24,6 +24,7 @@ import { UserListCache } from "./user-lists.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { SessionCache } from "./sessions.js";
 import { ChannelLookupCache, ChannelRecipientCache, GroupsContainingCache, LinkifierCache } from "./send-lookups.js";
+import { UnreadFloorCache } from "./unread-floors.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
 /** Whether another process's writes are being watched (false: the caches cannot be trusted). */
@@ -64,6 +65,8 @@ export class Caches {
   readonly channelRecipients = new ChannelRecipientCache();
   readonly groupsContaining = new GroupsContainingCache();
   readonly linkifiers = new LinkifierCache();
+  /** Where each user's unread rows begin (SQLite; writes that leave old rows unread lower it themselves). */
+  readonly unreadFloors = new UnreadFloorCache();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [
     this.realms,
@@ -87,6 +90,7 @@ export class Caches {
     this.channelRecipients,
     this.groupsContaining,
     this.linkifiers,
+    this.unreadFloors,
   ];
   /**
    * What any user change may make stale besides that user's own entries (active users, roles,

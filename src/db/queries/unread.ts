@@ -13,7 +13,7 @@ import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL } from "./mes
 export type UnreadMessageRow = [id: number, flags: number, recipientId: number, senderId: number, topic: string];
 
 /**
- * The user's newest unread messages (no read bit), at most `limit`, as one JSON array of
+ * The user's newest unread messages (no read bit) from `fromMessageId` on, at most `limit`, as one JSON array of
  * UnreadMessageRow in no particular order. One value, not a row per message (which would
  * cost the driver far more), and no GROUP BY: grouping them in the statement (a sort of
  * every message, three filtered aggregates per group) cost more than parsing them and
@@ -22,13 +22,15 @@ export type UnreadMessageRow = [id: number, flags: number, recipientId: number, 
  * recipient of each is looked up in a cache, not joined: for 2,000 unread messages the
  * joins of recipients and groups took 390 of the statement's 1,010 µs.
  */
-export const unreadMessagesQuery = (limit: number): ((db: Queryable, realmId: number, userId: number) => Promise<Array<{ rows: string }>>) =>
-  compiledOnce((db, realmId: number, userId: number) => {
+export const unreadMessagesQuery = (limit: number): ((db: Queryable, realmId: number, userId: number, fromMessageId: number) => Promise<Array<{ rows: string }>>) =>
+  compiledOnce((db, realmId: number, userId: number, fromMessageId: number) => {
     const unread = db
       .selectFrom("user_messages")
       .select(["message_id", "flags"])
       .where("realm_id", "=", realmId)
       .where("user_id", "=", userId)
+      // Every row below the user's unread floor is read (caches/unread-floors.ts).
+      .where("message_id", ">=", fromMessageId)
       .where(sql<boolean>`("flags" & ${sql.lit(FLAG_BITS.read)}) = 0`)
       // Newest first, so the cap keeps the latest unreads.
       .orderBy("message_id", "desc")

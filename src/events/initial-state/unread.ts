@@ -1,12 +1,14 @@
 /**
  * unread_msgs (needs event types "message" and "update_message_flags", as upstream):
  * upstream get_raw_unread_data + aggregate_unread_data, from three queries — the newest
- * MAX_UNREAD_MESSAGES unread messages (one JSON value, grouped here by place, with what
- * each recipient stands for from the realm's recipients cache), the muted channels and the
- * user's topic policies.
+ * MAX_UNREAD_MESSAGES unread messages from where the user's unread rows begin
+ * (caches/unread-floors.ts), as one JSON value, grouped here by place, with what each
+ * recipient stands for from the realm's recipients cache; the muted channels; the user's
+ * topic policies.
  */
 import { userTopicsOf } from "./user-topics.js";
 import { mutedChannelIds, unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
+import { maxMessageIdForUser } from "../../db/queries/users.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
 import { MAX_UNREAD_MESSAGES } from "./limits.js";
@@ -25,10 +27,17 @@ interface Place {
 export const fetchUnreadState: StateFetcher = async (sc, state) => {
   const { db } = sc.ctx;
   const me = sc.user.id;
-  const [{ rows: json }] = await unreadMessages(db, sc.realm.id, me);
+  const floors = sc.ctx.caches.unreadFloors;
+  const floorRead = floors.begin(me);
+  const [{ rows: json }] = await unreadMessages(db, sc.realm.id, me, floorRead.floor);
+  const rows = ascendingRows(JSON.parse(json) as UnreadMessageRow[]);
+  if (rows.length < MAX_UNREAD_MESSAGES) {
+    // Nothing unread below the oldest found; with nothing unread, below the newest row.
+    const floor = rows.length > 0 ? rows[0][0] : await sc.ctx.caches.maxMessageIds.get(sc.realm.id, me, () => maxMessageIdForUser(db, sc.realm.id, me));
+    floors.learn(floorRead, floor);
+  }
   const muted = await mutedChannelIds(db, sc.realm.id, me);
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const rows = ascendingRows(JSON.parse(json) as UnreadMessageRow[]);
   const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows));
   const places = new Map<string, Place>();
   // In ascending id order: each place's ids, the places (by their first id) and the mentions come sorted.
