@@ -7,7 +7,7 @@ import { FLAG_BITS } from "../../lib/message-flags.js";
 import { compiledOnce, literalLimit } from "../compiled.js";
 import { jsonArraysAgg } from "../dialect.js";
 import type { Queryable } from "../tx.js";
-import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL } from "./messages.js";
+import { RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL } from "./messages.js";
 
 /** One unread message as unreadMessages reads it (what its recipient id stands for: caches/recipients.ts). */
 export type UnreadMessageRow = [id: number, flags: number, recipientId: number, senderId: number, topic: string];
@@ -49,24 +49,6 @@ export const realmRecipientRows: (db: Queryable, realmId: number) => Promise<Arr
       .leftJoin("direct_message_groups as g", (j) => j.onRef("g.id", "=", "r.type_id").on(sql<boolean>`"r"."type" = ${sql.lit(RECIPIENT_DM_GROUP)}`))
       .select(["r.id as id", "r.type as type", "r.type_id as type_id", "g.member_key as member_key"])
       .where("r.realm_id", "=", realmId),
-);
-
-/** Ids of the channels the user is subscribed to and has muted. */
-export async function mutedChannelIds(db: Queryable, realmId: number, userId: number): Promise<Set<number>> {
-  const rows = await mutedChannelRows(db, realmId, userId);
-  return new Set(rows.map((r) => r.channel_id));
-}
-
-const mutedChannelRows = compiledOnce((db, realmId: number, userId: number) =>
-  db
-    .selectFrom("subscriptions")
-    .innerJoin("recipients", "recipients.id", "subscriptions.recipient_id")
-    .select("recipients.type_id as channel_id")
-    .where("subscriptions.realm_id", "=", realmId)
-    .where("subscriptions.user_id", "=", userId)
-    .where("subscriptions.active", "=", sql.lit(1))
-    .where("subscriptions.is_muted", "=", sql.lit(1))
-    .where("recipients.type", "=", sql.lit(RECIPIENT_CHANNEL)),
 );
 
 export interface DirectMessageRow {

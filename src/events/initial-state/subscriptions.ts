@@ -27,10 +27,14 @@ async function loadRealmChannels(sc: StateContext): Promise<RealmChannels> {
   return { channels, byName: [...channels].sort(byName), subscribers, groups, json };
 }
 
+/** The caller's channel subscription rows, active or not (the unread state reads them too, for muted channels). */
+export const subscriptionRowsOf = (sc: StateContext) =>
+  loadOnce(sc, "subscription_rows", () => channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false }));
+
 const load = (sc: StateContext) =>
   loadOnce(sc, "channels", async () => ({
     realm: await sc.ctx.caches.registerChannels.get(sc.realm.id, () => loadRealmChannels(sc)),
-    subs: await channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false }),
+    subs: await subscriptionRowsOf(sc),
   }));
 
 

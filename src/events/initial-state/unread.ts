@@ -3,11 +3,12 @@
  * upstream get_raw_unread_data + aggregate_unread_data, from three queries — the newest
  * MAX_UNREAD_MESSAGES unread messages from where the user's unread rows begin
  * (caches/unread-floors.ts), as one JSON value, grouped here by place, with what each
- * recipient stands for from the realm's recipients cache; the muted channels; the user's
- * topic policies.
+ * recipient stands for from the realm's recipients cache; the muted channels (from the
+ * subscription rows the subscription state shares); the user's topic policies.
  */
 import { userTopicsOf } from "./user-topics.js";
-import { mutedChannelIds, unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
+import { unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
+import { subscriptionRowsOf } from "./subscriptions.js";
 import { maxMessageIdForUser } from "../../db/queries/users.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
 import { FLAG_BITS } from "../../lib/message-flags.js";
@@ -36,7 +37,7 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
     const floor = rows.length > 0 ? rows[0][0] : await sc.ctx.caches.maxMessageIds.get(sc.realm.id, me, () => maxMessageIdForUser(db, sc.realm.id, me));
     floors.learn(floorRead, floor);
   }
-  const muted = await mutedChannelIds(db, sc.realm.id, me);
+  const muted = new Set((await subscriptionRowsOf(sc)).filter((sub) => sub.active === 1 && sub.is_muted === 1).map((sub) => sub.channel_id));
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows));
   const places = new Map<string, Place>();
