@@ -4,7 +4,8 @@
  * new messages, and is dropped by whatever can leave an older row unread: marking messages
  * unread (rows the user has, and historical ones the user had none for) and another
  * process's commit. Each test would fail if that path kept the floor: the message marked
- * unread would be missing from unread_msgs.
+ * unread would be missing from unread_msgs. Floors are SQLite's: on PostgreSQL none is
+ * learned and every read starts at the user's first row.
  */
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
@@ -39,7 +40,22 @@ const sendSome = async (n: number, topic: string): Promise<number[]> => {
   return ids;
 };
 
-describe("unread floors", () => {
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+describe.runIf(onPostgres)("unread reads on PostgreSQL", () => {
+  it("learn no floor: every read walks all of the user's rows", async () => {
+    const { other } = s.realm;
+    const ids = await sendSome(2, "postgres");
+    await setRead(other, ids, "add");
+    expect(await unreadIds(other)).toEqual([]);
+    expect(floors().floorOf(other.id)).toBeUndefined();
+    await setRead(other, [ids[0]], "remove");
+    expect(await unreadIds(other)).toEqual([ids[0]]);
+    await setRead(other, [ids[0]], "add");
+  });
+});
+
+describe.skipIf(onPostgres)("unread floors (SQLite)", () => {
   it("are learned from a register and move up with what is read", async () => {
     const { other } = s.realm;
     const ids = await sendSome(4, "learn");
