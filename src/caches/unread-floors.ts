@@ -7,11 +7,14 @@
  * rows instead, which doubled the cost of a send here: see migration 0016).
  *
  * A floor stays true by itself as messages arrive: a new message's id is above every id
- * there is. It can only be broken by a write that leaves an older row unread (marking a
- * message unread, a historical row, an edit's new flags, a move's new rows): such writes
- * call `lowered` inside their transaction, which drops the user's floor and forbids
+ * there is. It can only be broken by a write that leaves an older row unread, and of this
+ * process's writes to user_messages only marking messages unread does (rows the user has,
+ * and historical rows made for messages they had none for: actions/message-flags.ts); an
+ * edit's new flags keep the read bit, and the rows a move or a reaction adds are read. That
+ * write calls `lowered` inside its transaction, which drops the user's floor and forbids
  * learning one from a read that may not have seen the write. Other processes' commits
- * flush everything (the caches' data_version check).
+ * flush everything (the caches' data_version check). A new write path that can leave an
+ * older row unread must call `lowered` too.
  *
  * Only with SQLite's direct reader: a floor is learned from a read made at a known commit
  * count of this process's writer (direct-reads.ts), and the single writer commits message
