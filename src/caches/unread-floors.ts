@@ -22,21 +22,22 @@
  * other nodes write too) every read starts at 0.
  */
 import type { DirectReader } from "../db/direct-reads.js";
+import { GenerationalMap } from "./generational-map.js";
 
 /** What a read needs to learn a floor afterwards. */
 export interface FloorRead {
   /** Walk the user's rows from this message id. */
-  floor: number;
+  readonly floor: number;
   readonly userId: number;
   readonly commits: number;
   readonly generation: number;
 }
 
 export class UnreadFloorCache {
-  private readonly floors = new Map<number, number>();
+  /** Floors by user id; a flush (of everything or of some users) drops fills read before it. */
+  private readonly floors = new GenerationalMap<number, number>(100_000);
   /** Users whose rows a transaction not yet committed changed, with the commit count then. */
   private readonly loweredAt = new Map<number, number>();
-  private generation = 0;
   /** Set on SQLite (server.ts); without it every read starts at 0 and nothing is learned. */
   private reader: DirectReader | undefined;
 
@@ -48,7 +49,7 @@ export class UnreadFloorCache {
   begin(userId: number): FloorRead {
     const reader = this.reader;
     if (reader === undefined) return { floor: 0, userId, commits: -1, generation: -1 };
-    return { floor: this.floors.get(userId) ?? 0, userId, commits: reader.commitCount(), generation: this.generation };
+    return { floor: this.floors.get(userId) ?? 0, userId, commits: reader.commitCount(), generation: this.floors.generation };
   }
 
   /**
@@ -58,27 +59,24 @@ export class UnreadFloorCache {
    */
   learn(read: FloorRead, floor: number): void {
     const reader = this.reader;
-    if (reader === undefined || read.commits < 0) return;
-    if (reader.commitCount() !== read.commits || this.generation !== read.generation) return;
+    if (reader === undefined || read.commits < 0 || reader.commitCount() !== read.commits) return;
     const lowered = this.loweredAt.get(read.userId);
     if (lowered !== undefined) {
       if (lowered >= read.commits) return;
       this.loweredAt.delete(read.userId); // committed before the read: the read saw it
     }
-    if (floor > read.floor) this.floors.set(read.userId, floor);
+    if (floor > read.floor) this.floors.fill(read.userId, floor, read.generation);
   }
 
   /**
    * A write in a transaction (at this commit count of the writer) may leave rows of these
    * users unread below their floors: their floors go, and no read before its COMMIT sets one.
    */
-  lowered(userIds: Iterable<number>): void {
+  lowered(userIds: readonly number[]): void {
     if (this.reader === undefined) return;
     const at = this.reader.commitCount();
-    for (const userId of userIds) {
-      this.floors.delete(userId);
-      this.loweredAt.set(userId, at);
-    }
+    this.floors.flushKeys(userIds);
+    for (const userId of userIds) this.loweredAt.set(userId, at);
   }
 
   /** The user's floor now (undefined: none known; reads start at 0). */
@@ -92,8 +90,7 @@ export class UnreadFloorCache {
   }
 
   flushAll(): void {
-    this.floors.clear();
+    this.floors.flush();
     this.loweredAt.clear();
-    this.generation++;
   }
 }
