@@ -25,6 +25,7 @@ import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { SessionCache } from "./sessions.js";
 import { ChannelLookupCache, ChannelRecipientCache, GroupsContainingCache, LinkifierCache } from "./send-lookups.js";
 import { UnreadFloorCache } from "./unread-floors.js";
+import { SubscriptionRowCache } from "./subscription-rows.js";
 import { CacheWriteWatcher } from "./write-watcher.js";
 
 /** Whether another process's writes are being watched (false: the caches cannot be trusted). */
@@ -67,6 +68,8 @@ export class Caches {
   readonly linkifiers = new LinkifierCache();
   /** Where each user's unread rows begin (SQLite; writes that leave old rows unread lower it themselves). */
   readonly unreadFloors = new UnreadFloorCache();
+  /** /register's subscription rows of each caller. */
+  readonly subscriptionRows = new SubscriptionRowCache();
   /** Every cache above: what a flush of a realm or of everything goes through. */
   private readonly all = [
     this.realms,
@@ -91,6 +94,7 @@ export class Caches {
     this.groupsContaining,
     this.linkifiers,
     this.unreadFloors,
+    this.subscriptionRows,
   ];
   /**
    * What any user change may make stale besides that user's own entries (active users, roles,
@@ -141,7 +145,7 @@ export class Caches {
         // Channel names show in message records.
         return this.each([this.serverSettings, this.registerChannels, this.messageRecords, this.channelLookups, this.channelRecipients], realmId);
       case "subscriptions":
-        return this.each([this.registerChannels, this.channelRecipients], realmId);
+        return this.each([this.registerChannels, this.channelRecipients, this.subscriptionRows], realmId);
       case "alertWords":
         return this.each([this.channelRecipients], realmId);
       case "statuses":

@@ -96,6 +96,41 @@ describe("POST /register from cached parts", () => {
     expect(channelIn((await register(s, viewer)).streams, "register cache renamed")).toBeDefined();
   });
 
+  it("shows the caller's own subscription settings, muting and unsubscribing in the next register (the rows are cached per user)", async () => {
+    const caller = await makeUser();
+    const sender = await makeUser();
+    const channelName = "own rows channel";
+    expectSuccess(await s.api.post(caller, "/users/me/subscriptions", { subscriptions: [{ name: channelName }] }));
+    const own = (state: Record<string, any>) => channelIn(state.subscriptions, channelName);
+    const first = await register(s, caller);
+    const channelId = own(first).stream_id as number;
+    expect(s.ctx.caches.subscriptionRows.get(s.realm.realm.id, caller.id, () => Promise.reject(new Error("not cached")))).not.toBeInstanceOf(Promise);
+    expectSuccess(await s.api.post(sender, "/messages", { type: "stream", to: channelName, topic: "t", content: "unread for the caller" }));
+    expect((await register(s, caller)).unread_msgs.count).toBe(first.unread_msgs.count + 1);
+
+    const set = (property: string, value: unknown) => s.api.post(caller, "/users/me/subscriptions/properties", { subscription_data: [{ stream_id: channelId, property, value }] });
+    expectSuccess(await set("color", "#123456"));
+    expect(own(await register(s, caller)).color).toBe("#123456");
+    expectSuccess(await set("is_muted", true));
+    const muted = await register(s, caller);
+    expect(own(muted).is_muted).toBe(true);
+    // A muted channel's messages leave the count.
+    expect(muted.unread_msgs.count).toBe(first.unread_msgs.count);
+
+    // Another node's write, which arrives as its event only.
+    const recipient = await elsewhere().selectFrom("recipients").select("id").where("type", "=", 2).where("type_id", "=", channelId).executeTakeFirstOrThrow();
+    await elsewhere().updateTable("subscriptions").set({ is_muted: 0 }).where("user_id", "=", caller.id).where("recipient_id", "=", recipient.id).execute();
+    s.ctx.events.publish(s.realm.realm.id, { type: "subscription", op: "update", stream_id: channelId, property: "is_muted", value: false }, [caller.id]);
+    const unmuted = await register(s, caller);
+    expect(own(unmuted).is_muted).toBe(false);
+    expect(unmuted.unread_msgs.count).toBe(first.unread_msgs.count + 1);
+
+    expectSuccess(await s.api.delete(caller, "/users/me/subscriptions", { subscriptions: [channelName] }));
+    const after = await register(s, caller);
+    expect(own(after)).toBeUndefined();
+    expect(channelIn(after.unsubscribed, channelName)).toBeDefined();
+  });
+
   it("shows a new user group, its members and a new bot in the next register", async () => {
     const viewer = await makeUser(Role.ADMINISTRATOR);
     const member = await makeUser();

@@ -1,13 +1,15 @@
 /**
  * subscriptions / unsubscribed / never_subscribed (event type "subscription") and
  * streams (event type "stream"). The realm's channels, their subscribers and each
- * channel's record as JSON are cached per realm (caches/register-parts.ts); per request
- * only the caller's subscription rows are read and the lists are put together as JSON.
+ * channel's record as JSON are cached per realm (caches/register-parts.ts), the caller's
+ * subscription rows per user (caches/subscription-rows.ts); per request the lists are put
+ * together as JSON.
  */
 import { channelGroupDefaults } from "../../actions/channels.js";
 import { toApiChannel } from "../../api-records/channel.js";
 import { subscriptionSettings } from "../../api-records/subscription.js";
 import type { RealmChannels } from "../../caches/register-parts.js";
+import type { SubscriptionRow } from "../../caches/subscription-rows.js";
 import { listRealmChannels } from "../../db/queries/channels.js";
 import { channelSubscriptionsOfUser, subscriberIdsByChannel } from "../../db/queries/subscriptions.js";
 import type { Channel, Subscription } from "../../db/schema.js";
@@ -28,8 +30,11 @@ async function loadRealmChannels(sc: StateContext): Promise<RealmChannels> {
 }
 
 /** The caller's channel subscription rows, active or not (the unread state reads them too, for muted channels). */
-export const subscriptionRowsOf = (sc: StateContext) =>
-  loadOnce(sc, "subscription_rows", () => channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false }));
+/** The caller's subscription rows, active or not (cached per user: caches/subscription-rows.ts). */
+export const subscriptionRowsOf = (sc: StateContext): Promise<readonly SubscriptionRow[]> =>
+  loadOnce(sc, "subscription_rows", async () =>
+    sc.ctx.caches.subscriptionRows.get(sc.realm.id, sc.user.id, async () => (await channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false })).map((row) => Object.freeze(row))),
+  );
 
 const load = (sc: StateContext) =>
   loadOnce(sc, "channels", async () => ({
