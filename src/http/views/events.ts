@@ -16,6 +16,7 @@ import { LongPollReply } from "../long-poll-reply.js";
 import { enforceRateLimit } from "../rate-limit.js";
 import { route } from "../route.js";
 import { answerFromQueueNode } from "./events-forward.js";
+import { fairTurn } from "../fair-turns.js";
 
 /** client_capabilities: an object of booleans that must name notification_settings_null. */
 const capabilities: Validator<Record<string, boolean>> = (value, name) => {
@@ -55,6 +56,7 @@ async function register(req: AuthedRequest): Promise<ViewResult> {
     queue_lifespan_secs: p.nonNegativeInt().default(0),
   });
   checkAllPublicStreams(req, params.all_public_streams === true);
+  await fairTurn();
   const caps = params.client_capabilities ?? {};
   // The queue exists before the state is read, so nothing published meanwhile is lost:
   // events that arrive during the fetch are applied to the state below.

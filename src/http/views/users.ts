@@ -21,6 +21,7 @@ import { publicRoute, route } from "../route.js";
 import { serializedFields } from "../response.js";
 import { withRecord } from "../../caches/user-lists.js";
 import { routes as adminRoutes } from "./users-admin.js";
+import { fairTurn } from "../fair-turns.js";
 
 export function hostOf(req: ApiRequest, realm: Realm = req.realm): string {
   return realmHost(realm.string_id, req.ctx.config.externalHost).toLowerCase();
@@ -104,6 +105,8 @@ async function getUsers(req: ApiRequest): Promise<ViewResult> {
   if (req.user === null && !req.realm.enable_spectator_access) {
     throw new UnauthorizedError("Not logged in: API authentication or user session required");
   }
+  // Hundreds of KB to megabytes of answer: a turn in arrival order (fair-turns.ts).
+  await fairTurn();
   const opts = { clientHashAvatar: params.client_hashavatar, includeProfile: params.include_custom_profile_fields };
   // A limited guest gets upstream's placeholder record for each user they cannot access.
   const accessible = req.user === null ? null : await accessibleUserIds(req.ctx.db, req.user);
