@@ -3,7 +3,7 @@
  * timing (sub-millisecond), because autocannon's histogram rounds to whole milliseconds.
  */
 import autocannon from "autocannon";
-import { CONNECTIONS, SECONDS } from "./settings.js";
+import { CONNECTIONS, SECONDS, WARMUP_SECONDS } from "./settings.js";
 import { basicAuth, type BenchUser } from "./http-client.js";
 import { pacedLoad } from "./paced.js";
 import { closedLoopLoad } from "./closed-loop.js";
@@ -45,7 +45,10 @@ export interface LoadResult {
  * connections came back in that time (in-flight requests are not counted), the latencies
  * are taken from a second run of a fixed count instead, so slow rows still get a p99.
  */
-export async function runLoad(port: number, spec: LoadSpec): Promise<LoadResult> {
+export async function runLoad(port: number, spec: LoadSpec, measuring: () => void = () => undefined): Promise<LoadResult> {
+  await warmUp(port, spec);
+  // Whatever is sampled around the load (the server's CPU) starts here, after the warm-up.
+  measuring();
   if (spec.rate) return atFixedRate(port, spec, spec.rate);
   if (spec.client === "lean") return leanClosedLoop(port, spec);
   const timed = await load(port, spec, { duration: spec.seconds ?? SECONDS });
@@ -86,6 +89,18 @@ async function load(port: number, spec: LoadSpec, length: { duration: number } |
       requests: latencies.length,
     },
   };
+}
+
+/**
+ * WARMUP_SECONDS of the same load, not counted. Not before fixed-rate rows (each follows
+ * its as-fast-as-it-goes twin) nor per-connection cycles (a warm-up cut between a
+ * reaction's add and its remove would make the measured run's first add fail).
+ */
+async function warmUp(port: number, spec: LoadSpec): Promise<void> {
+  if (WARMUP_SECONDS <= 0 || spec.sequence || spec.rate) return;
+  const warm = { ...spec, seconds: WARMUP_SECONDS };
+  if (spec.client === "lean") await leanClosedLoop(port, warm);
+  else await load(port, warm, { duration: WARMUP_SECONDS });
 }
 
 async function leanClosedLoop(port: number, spec: LoadSpec): Promise<LoadResult> {

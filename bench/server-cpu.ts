@@ -7,10 +7,13 @@ import type { LoadResult } from "./load.js";
 import { mainThreadCpuMs } from "./processes.js";
 import type { RowResult } from "./row.js";
 
-/** Runs `load` and adds `serverCpuUsPerRequest` (µs) to its figures and note. */
-export async function withServerCpu(pid: number, load: () => Promise<LoadResult>): Promise<RowResult> {
-  const before = mainThreadCpuMs(pid);
-  const result = await load();
+/**
+ * Runs `load` and adds `serverCpuUsPerRequest` (µs) to its figures and note; `load` calls
+ * `measuring` when its counted requests begin (runLoad: after its warm-up).
+ */
+export async function withServerCpu(pid: number, load: (measuring: () => void) => Promise<LoadResult>): Promise<RowResult> {
+  let before = mainThreadCpuMs(pid);
+  const result = await load(() => (before = mainThreadCpuMs(pid)));
   const cpuMs = mainThreadCpuMs(pid) - before;
   const perRequestUs = result.requests > 0 ? Math.round((cpuMs * 1000) / result.requests) : 0;
   const note = `server main thread's CPU per request ${perRequestUs} µs`;

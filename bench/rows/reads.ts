@@ -43,7 +43,7 @@ export const readRows: Row[] = [
       users,
       shape: "GET",
       client: "lean",
-      run: (env) => withServerCpu(env.pid, () => runLoad(env.port, { path: "/api/v1/users", auth: env.realm.owner, client: "lean" })),
+      run: (env) => withServerCpu(env.pid, (measuring) => runLoad(env.port, { path: "/api/v1/users", auth: env.realm.owner, client: "lean" }, measuring)),
     }),
   ),
 ];

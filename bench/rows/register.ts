@@ -28,5 +28,5 @@ export const registerRows: Row[] = [1000, 10_000].map((users) => ({
   shape: "POST",
   client: "lean",
   seed: seedRegisterHistory,
-  run: (env) => withServerCpu(env.pid, () => runLoad(env.port, { method: "POST", path: "/api/v1/register", body: BODY, auth: registerCallers(env.realm), client: "lean" })),
+  run: (env) => withServerCpu(env.pid, (measuring) => runLoad(env.port, { method: "POST", path: "/api/v1/register", body: BODY, auth: registerCallers(env.realm), client: "lean" }, measuring)),
 }));

@@ -15,12 +15,12 @@ export const writeRows: Row[] = [
     name: "POST /messages (50-member channel)",
     users: 1000,
     shape: "POST",
-    run: (env) => withServerCpu(env.pid, () => runLoad(env.port, { ...send, auth: env.realm.owner })),
+    run: (env) => withServerCpu(env.pid, (measuring) => runLoad(env.port, { ...send, auth: env.realm.owner }, measuring)),
   },
   {
     name: `POST /messages at ${SENDS_PER_SECOND} sends/s`,
     users: 1000,
-    run: (env) => withServerCpu(env.pid, async () => ({ ...(await runLoad(env.port, { ...send, auth: env.realm.owner, rate: SENDS_PER_SECOND })), note: "50-member channel, fixed rate" })),
+    run: (env) => withServerCpu(env.pid, async (measuring) => ({ ...(await runLoad(env.port, { ...send, auth: env.realm.owner, rate: SENDS_PER_SECOND }, measuring)), note: "50-member channel, fixed rate" })),
   },
   {
     name: "reacting (add then remove)",
@@ -31,17 +31,16 @@ export const writeRows: Row[] = [
       // as many, because autocannon may hand a restarted connection a fresh path.
       const ids = await sendMessages(env, 3 * CONNECTIONS);
       const paths = ids.map((id) => `/api/v1/messages/${id}/reactions`);
-      return withServerCpu(env.pid, () =>
-        runLoad(env.port, {
-          path: paths[0],
-          paths,
-          sequence: [
-            { method: "POST", body: "emoji_name=tada" },
-            { method: "DELETE", body: "emoji_name=tada" },
-          ],
-          auth: env.realm.owner,
-        }),
-      );
+      const cycle = {
+        path: paths[0],
+        paths,
+        sequence: [
+          { method: "POST" as const, body: "emoji_name=tada" },
+          { method: "DELETE" as const, body: "emoji_name=tada" },
+        ],
+        auth: env.realm.owner,
+      };
+      return withServerCpu(env.pid, (measuring) => runLoad(env.port, cycle, measuring));
     },
   },
   {
