@@ -12,6 +12,7 @@ import { changesOf } from "./event-invalidation.js";
 import { OwnProfileCache } from "./own-profiles.js";
 import { MaxMessageIdCache } from "./max-message-ids.js";
 import { MessageRecordCache } from "./message-records.js";
+import { MessageFactCache } from "./message-facts.js";
 import { MessageReaderAccessCache } from "./message-reader-access.js";
 import { PerRealmCache } from "./per-realm.js";
 import { PresenceCache } from "./presence.js";
@@ -46,6 +47,8 @@ export class Caches {
   readonly maxMessageIds = new MaxMessageIdCache();
   /** GET /messages/{id}'s reader-independent records. */
   readonly messageRecords = new MessageRecordCache();
+  /** /register's unread read: each message's recipient, sender and topic. */
+  readonly messageFacts = new MessageFactCache();
   /** GET /messages/{id}'s access facts on SQLite, valid while this process commits nothing. */
   readonly messageReaderAccess = new MessageReaderAccessCache();
   /**
@@ -81,6 +84,7 @@ export class Caches {
     this.presence,
     this.maxMessageIds,
     this.messageRecords,
+    this.messageFacts,
     this.messageReaderAccess,
     this.registerChannels,
     this.registerGroups,
@@ -160,8 +164,11 @@ export class Caches {
         // Every send lands here: clearing everything is O(1), a per-realm sweep is not.
         return this.maxMessageIds.flushAll();
       case "messageRecords":
-        if (change.messageIds !== undefined) return this.messageRecords.flushKeys(change.messageIds);
-        return this.each([this.messageRecords], realmId);
+        if (change.messageIds !== undefined) {
+          this.messageFacts.flushKeys(change.messageIds);
+          return this.messageRecords.flushKeys(change.messageIds);
+        }
+        return this.each([this.messageRecords, this.messageFacts], realmId);
       case "linkifiers":
         // Linkifiers show in message records (rendered topic links).
         return this.each([this.messageRecords, this.linkifiers], realmId);

@@ -5,12 +5,12 @@
 import { sql } from "kysely";
 import { FLAG_BITS } from "../../lib/message-flags.js";
 import { compiledOnce, literalLimit } from "../compiled.js";
-import { jsonArraysAgg } from "../dialect.js";
+import { inIntegerList, jsonArraysAgg } from "../dialect.js";
 import type { Queryable } from "../tx.js";
 import { RECIPIENT_DM_GROUP, RECIPIENT_PERSONAL } from "./messages.js";
 
-/** One unread message as unreadMessages reads it (what its recipient id stands for: caches/recipients.ts). */
-export type UnreadMessageRow = [id: number, flags: number, recipientId: number, senderId: number, topic: string];
+/** One unread message as unreadMessages reads it: its id and the reader's flags (the message's own facts: caches/message-facts.ts). */
+export type UnreadMessageRow = [id: number, flags: number];
 
 /**
  * The user's newest unread messages (no read bit) from `fromMessageId` on, at most `limit`, as one JSON array of
@@ -18,9 +18,11 @@ export type UnreadMessageRow = [id: number, flags: number, recipientId: number, 
  * cost the driver far more), and no GROUP BY: grouping them in the statement (a sort of
  * every message, three filtered aggregates per group) cost more than parsing them and
  * grouping them in a Map (user-space instructions for a caller with 50 of 2,000 messages
- * unread: 3.1M grouped in SQL, 2.0M here; with all 2,000 unread: 19.7M and 19.5M). The
- * recipient of each is looked up in a cache, not joined: for 2,000 unread messages the
- * joins of recipients and groups took 390 of the statement's 1,010 µs.
+ * unread: 3.1M grouped in SQL, 2.0M here; with all 2,000 unread: 19.7M and 19.5M). Each
+ * message's recipient, sender and topic come from a cache (caches/message-facts.ts,
+ * missing ones from messageFactRows), not from a join: for 2,000 unread messages the join
+ * of messages and its JSON took 1.7 of the read's 2.7 ms (and the joins of recipients and
+ * groups, now caches/recipients.ts, 390 of 1,010 µs before that).
  */
 export const unreadMessagesQuery = (limit: number): ((db: Queryable, realmId: number, userId: number, fromMessageId: number) => Promise<Array<{ rows: string }>>) =>
   compiledOnce((db, realmId: number, userId: number, fromMessageId: number) => {
@@ -35,11 +37,17 @@ export const unreadMessagesQuery = (limit: number): ((db: Queryable, realmId: nu
       // Newest first, so the cap keeps the latest unreads.
       .orderBy("message_id", "desc")
       .limit(literalLimit(limit));
-    return db
-      .selectFrom(unread.as("u"))
-      .innerJoin("messages as m", "m.id", "u.message_id")
-      .select(jsonArraysAgg(db, ["u.message_id", "u.flags", "m.recipient_id", "m.sender_id", "m.topic"]).as("rows"));
+    return db.selectFrom(unread.as("u")).select(jsonArraysAgg(db, ["u.message_id", "u.flags"]).as("rows"));
   });
+
+/** Recipient, sender and topic of the messages of `list` (integerListParam), as one JSON array of MessageFactRow. */
+export const messageFactRows: (db: Queryable, realmId: number, list: string | number[]) => Promise<Array<{ rows: string }>> = compiledOnce((db, realmId: number, list: string | number[]) =>
+  db
+    .selectFrom("messages")
+    .select(jsonArraysAgg(db, ["id", "recipient_id", "sender_id", "topic"]).as("rows"))
+    .where("realm_id", "=", realmId)
+    .where(inIntegerList(db, "id", list)),
+);
 
 /** Every recipient of a realm with what it stands for (the groups' member ids). */
 export const realmRecipientRows: (db: Queryable, realmId: number) => Promise<Array<{ id: number; type: number; type_id: number; member_key: string | null }>> = compiledOnce(

@@ -1,13 +1,16 @@
 /**
  * unread_msgs (needs event types "message" and "update_message_flags", as upstream):
- * upstream get_raw_unread_data + aggregate_unread_data, from three queries — the newest
- * MAX_UNREAD_MESSAGES unread messages from where the user's unread rows begin
- * (caches/unread-floors.ts), as one JSON value, grouped here by place, with what each
+ * upstream get_raw_unread_data + aggregate_unread_data: the newest MAX_UNREAD_MESSAGES
+ * unread messages from where the user's unread rows begin (caches/unread-floors.ts), as one
+ * JSON value, grouped here by place, with each message's recipient, sender and topic from
+ * the message facts cache (one more statement for the ones it misses) and what each
  * recipient stands for from the realm's recipients cache; the muted channels (from the
  * subscription rows the subscription state shares); the user's topic policies.
  */
 import { userTopicsOf } from "./user-topics.js";
-import { unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
+import { messageFactRows, unreadMessagesQuery, type UnreadMessageRow } from "../../db/queries/unread.js";
+import type { MessageFactRow, MessageFacts } from "../../caches/message-facts.js";
+import { integerListParam } from "../../db/dialect.js";
 import { subscriptionRowsOf } from "./subscriptions.js";
 import { maxMessageIdForUser } from "../../db/queries/users.js";
 import { RECIPIENT_CHANNEL, RECIPIENT_DM_GROUP } from "../../db/queries/messages.js";
@@ -37,15 +40,24 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
     const floor = rows.length > 0 ? rows[0][0] : await sc.ctx.caches.maxMessageIds.get(sc.realm.id, me, () => maxMessageIdForUser(db, sc.realm.id, me));
     floors.learn(floorRead, floor);
   }
+  const factsOf = await sc.ctx.caches.messageFacts.covering(
+    sc.realm.id,
+    rows.map((row) => row[0]),
+    async (missing) => JSON.parse((await messageFactRows(db, sc.realm.id, integerListParam(db, missing)))[0].rows) as MessageFactRow[],
+  );
   const muted = new Set((await subscriptionRowsOf(sc)).filter((sub) => sub.active === 1 && sub.is_muted === 1).map((sub) => sub.channel_id));
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows));
+  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows, factsOf));
   const places = new Map<string, Place>();
   // In ascending id order: each place's ids, the places (by their first id) and the mentions come sorted.
   const groups: UnreadGroup[] = [];
   const mentions: number[] = [];
   let count = 0;
-  for (const [id, flags, recipientId, senderId, topic] of rows) {
+  for (const [id, flags] of rows) {
+    const facts = factsOf(id);
+    // Deleted since its row was read.
+    if (facts === undefined) continue;
+    const [recipientId, senderId, topic] = facts;
     const { type, typeId, memberKey } = recipients.get(recipientId)!;
     // Personal messages: the other person is the recipient when we sent it, else the sender.
     const key = type === RECIPIENT_CHANNEL ? `s${typeId}\u0000${topic}` : type === RECIPIENT_DM_GROUP ? `h${typeId}` : `p${senderId === me ? typeId : senderId}`;
@@ -75,9 +87,12 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   state.unread_msgs = aggregateGroups(groups, rest, emptyTopicName);
 };
 
-function recipientIdsOf(rows: readonly UnreadMessageRow[]): Set<number> {
+function recipientIdsOf(rows: readonly UnreadMessageRow[], factsOf: (id: number) => MessageFacts | undefined): Set<number> {
   const ids = new Set<number>();
-  for (const row of rows) ids.add(row[2]);
+  for (const [id] of rows) {
+    const facts = factsOf(id);
+    if (facts !== undefined) ids.add(facts[0]);
+  }
   return ids;
 }
 
