@@ -8,43 +8,40 @@
  * every `update_message` / `delete_message` event (its ids) flush them (index.ts, kind
  * "messageRecords"), as they flush GET /messages/{id}'s records.
  */
-import { GenerationalMap } from "./generational-map.js";
+import { RealmEntryCache } from "./realm-entries.js";
 
 export type MessageFacts = readonly [recipientId: number, senderId: number, topic: string];
 
 /** One message's facts as the query reads them. */
 export type MessageFactRow = [id: number, recipientId: number, senderId: number, topic: string];
 
-export class MessageFactCache {
-  private readonly entries = new GenerationalMap<number, { realmId: number; facts: MessageFacts }>(100_000);
+/** By message id (ids are unique across realms); flushKeys takes message ids. */
+export class MessageFactCache extends RealmEntryCache<number, MessageFacts> {
+  constructor() {
+    super(100_000);
+  }
 
   /**
-   * A lookup of the facts of `ids`: cached ones, the others read by `load` in one call
-   * (stored unless a flush came in between). An id `load` did not find (a message deleted
+   * The facts of `ids`: cached ones, the others read by `load` in one call (stored unless a
+   * flush came in between). Taken at once, so a flush while the caller uses them cannot
+   * leave a message without its facts. An id `load` did not find (a message deleted
    * meanwhile) has none.
    */
-  async covering(realmId: number, ids: readonly number[], load: (missing: number[]) => Promise<MessageFactRow[]>): Promise<(id: number) => MessageFacts | undefined> {
-    const missing = ids.filter((id) => this.entries.get(id) === undefined);
-    if (missing.length === 0) return (id) => this.entries.get(id)?.facts;
+  async covering(realmId: number, ids: readonly number[], load: (missing: number[]) => Promise<MessageFactRow[]>): Promise<ReadonlyMap<number, MessageFacts>> {
+    const found = new Map<number, MessageFacts>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const hit = this.entries.get(id);
+      if (hit === undefined) missing.push(id);
+      else found.set(id, hit.value);
+    }
+    if (missing.length === 0) return found;
     const generation = this.entries.generation;
-    const loaded = new Map<number, MessageFacts>();
     for (const [id, recipientId, senderId, topic] of await load(missing)) {
       const facts: MessageFacts = [recipientId, senderId, topic];
-      loaded.set(id, facts);
-      this.entries.fill(id, { realmId, facts }, generation);
+      found.set(id, facts);
+      this.entries.fill(id, { realmId, value: facts }, generation);
     }
-    return (id) => loaded.get(id) ?? this.entries.get(id)?.facts;
-  }
-
-  flushKeys(ids: Iterable<number>): void {
-    this.entries.flushKeys(ids);
-  }
-
-  flushRealm(realmId: number): void {
-    this.entries.flush((_, entry) => entry.realmId === realmId);
-  }
-
-  flushAll(): void {
-    this.entries.flush();
+    return found;
   }
 }

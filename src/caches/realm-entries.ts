@@ -7,7 +7,7 @@
 import { GenerationalMap } from "./generational-map.js";
 
 export class RealmEntryCache<K, V> {
-  private readonly entries: GenerationalMap<K, { realmId: number; value: V }>;
+  protected readonly entries: GenerationalMap<K, { realmId: number; value: V }>;
 
   /** `freeze`: loaded values are frozen (shared by every reader, which must not change them). */
   constructor(

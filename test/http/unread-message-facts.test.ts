@@ -44,8 +44,8 @@ describe("unread messages' recipient, sender and topic from the message facts ca
     const before = await placesOfUnread();
     expect([before.get(moved), before.get(kept), before.get(deleted)]).toEqual([`${firstChannel}/start`, `${firstChannel}/start`, `${firstChannel}/start`]);
     // All three are cached now: a lookup needs no load.
-    const lookup = await s.ctx.caches.messageFacts.covering(s.realm.realm.id, [moved, kept, deleted], notFromCache);
-    expect(lookup(moved)?.[2]).toBe("start");
+    const cached = await s.ctx.caches.messageFacts.covering(s.realm.realm.id, [moved, kept, deleted], notFromCache);
+    expect(cached.get(moved)?.[2]).toBe("start");
 
     expectSuccess(await s.api.patch(member, `/messages/${moved}`, { topic: "renamed", propagate_mode: "change_one", send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
     const afterTopic = await placesOfUnread();

@@ -40,24 +40,24 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
     const floor = rows.length > 0 ? rows[0][0] : await sc.ctx.caches.maxMessageIds.get(sc.realm.id, me, () => maxMessageIdForUser(db, sc.realm.id, me));
     floors.learn(floorRead, floor);
   }
-  const factsOf = await sc.ctx.caches.messageFacts.covering(
+  const facts = await sc.ctx.caches.messageFacts.covering(
     sc.realm.id,
     rows.map((row) => row[0]),
     async (missing) => JSON.parse((await messageFactRows(db, sc.realm.id, integerListParam(db, missing)))[0].rows) as MessageFactRow[],
   );
   const muted = new Set((await subscriptionRowsOf(sc)).filter((sub) => sub.active === 1 && sub.is_muted === 1).map((sub) => sub.channel_id));
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows, factsOf));
+  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows, facts));
   const places = new Map<string, Place>();
   // In ascending id order: each place's ids, the places (by their first id) and the mentions come sorted.
   const groups: UnreadGroup[] = [];
   const mentions: number[] = [];
   let count = 0;
   for (const [id, flags] of rows) {
-    const facts = factsOf(id);
+    const fact = facts.get(id);
     // Deleted since its row was read.
-    if (facts === undefined) continue;
-    const [recipientId, senderId, topic] = facts;
+    if (fact === undefined) continue;
+    const [recipientId, senderId, topic] = fact;
     const { type, typeId, memberKey } = recipients.get(recipientId)!;
     // Personal messages: the other person is the recipient when we sent it, else the sender.
     const key = type === RECIPIENT_CHANNEL ? `s${typeId}\u0000${topic}` : type === RECIPIENT_DM_GROUP ? `h${typeId}` : `p${senderId === me ? typeId : senderId}`;
@@ -87,11 +87,11 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   state.unread_msgs = aggregateGroups(groups, rest, emptyTopicName);
 };
 
-function recipientIdsOf(rows: readonly UnreadMessageRow[], factsOf: (id: number) => MessageFacts | undefined): Set<number> {
+function recipientIdsOf(rows: readonly UnreadMessageRow[], facts: ReadonlyMap<number, MessageFacts>): Set<number> {
   const ids = new Set<number>();
   for (const [id] of rows) {
-    const facts = factsOf(id);
-    if (facts !== undefined) ids.add(facts[0]);
+    const fact = facts.get(id);
+    if (fact !== undefined) ids.add(fact[0]);
   }
   return ids;
 }
