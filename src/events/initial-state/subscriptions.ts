@@ -29,8 +29,10 @@ async function loadRealmChannels(sc: StateContext): Promise<RealmChannels> {
   return { channels, byName: [...channels].sort(byName), subscribers, groups, json };
 }
 
-/** The caller's channel subscription rows, active or not (the unread state reads them too, for muted channels). */
-/** The caller's subscription rows, active or not (cached per user: caches/subscription-rows.ts). */
+/**
+ * The caller's channel subscription rows, active or not (the unread state reads them too,
+ * for muted channels), cached per user (caches/subscription-rows.ts).
+ */
 export const subscriptionRowsOf = (sc: StateContext): Promise<readonly SubscriptionRow[]> =>
   loadOnce(sc, "subscription_rows", async () =>
     sc.ctx.caches.subscriptionRows.get(sc.realm.id, sc.user.id, async () => (await channelSubscriptionsOfUser(sc.ctx.db, sc.realm.id, sc.user.id, { activeOnly: false })).map((row) => Object.freeze(row))),

@@ -47,7 +47,7 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   );
   const muted = new Set((await subscriptionRowsOf(sc)).filter((sub) => sub.active === 1 && sub.is_muted === 1).map((sub) => sub.channel_id));
   const policies = new Map((await userTopicsOf(sc)).map((t) => [`${t.channel_id}:${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(rows, facts));
+  const recipients = await sc.ctx.caches.recipients.covering(db, sc.realm.id, recipientIdsOf(facts));
   const places = new Map<string, Place>();
   // In ascending id order: each place's ids, the places (by their first id) and the mentions come sorted.
   const groups: UnreadGroup[] = [];
@@ -87,12 +87,10 @@ export const fetchUnreadState: StateFetcher = async (sc, state) => {
   state.unread_msgs = aggregateGroups(groups, rest, emptyTopicName);
 };
 
-function recipientIdsOf(rows: readonly UnreadMessageRow[], facts: ReadonlyMap<number, MessageFacts>): Set<number> {
+/** The recipients of the unread messages (the facts hold those of the rows read and no other). */
+function recipientIdsOf(facts: ReadonlyMap<number, MessageFacts>): Set<number> {
   const ids = new Set<number>();
-  for (const [id] of rows) {
-    const fact = facts.get(id);
-    if (fact !== undefined) ids.add(fact[0]);
-  }
+  for (const [recipientId] of facts.values()) ids.add(recipientId);
   return ids;
 }
 
