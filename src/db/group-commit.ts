@@ -26,6 +26,7 @@
  * the member is replayable.
  */
 import type SQLite from "better-sqlite3";
+import { turnEnd } from "../lib/turn-end.js";
 
 /** Commit without waiting for the loop to drain once this many transactions are pending, or this old. */
 const MAX_BATCH = 200;
@@ -203,6 +204,8 @@ export class CommitGroup {
   private scheduleCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;
+    // The turn's end is asked for after the COMMIT's immediate: the members' answers then
+    // leave right after the COMMIT, in the same check phase (lib/turn-end.ts).
     setImmediate(() => {
       this.commitScheduled = false;
       // A transaction still running (waiting on I/O) commits when it releases the writer.
@@ -212,6 +215,7 @@ export class CommitGroup {
       if (joined && Date.now() - this.openedAt < GROUP_WAIT_MS) this.scheduleCommit();
       else this.commit();
     });
+    void turnEnd();
   }
 
   private failAll(err: Error): void {

@@ -11,6 +11,8 @@
  * waiting instead of jumping into a later batch. The cost is one turn of the loop per
  * request (microseconds), worth it only where a request costs milliseconds.
  */
+import { endTurnNow } from "../lib/turn-end.js";
+
 const waiting: Array<() => void> = [];
 let scheduled = false;
 
@@ -26,6 +28,8 @@ export function fairTurn(): Promise<void> {
 }
 
 function giveTurn(): void {
+  // Answers ready in this turn go before the expensive request runs (lib/turn-end.ts).
+  endTurnNow();
   const next = waiting.shift();
   // The request runs now, until it waits on something outside (I/O, a lock).
   next?.();

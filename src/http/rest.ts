@@ -17,6 +17,7 @@ import { subdomainFromHost } from "../lib/realm-host.js";
 import { userAgentProduct } from "../lib/user-agent.js";
 import { ANSWERED_LATER, type ApiRequest, type AuthedRequest, type PublicView, type View } from "./request.js";
 import { sendJson, sendJsonText, successJson } from "./response.js";
+import { turnEnd } from "../lib/turn-end.js";
 import type { Method, RouteDef } from "./route.js";
 
 const ALL_METHODS = ["GET", "HEAD", "POST", "PATCH", "DELETE", "PUT", "OPTIONS"] as const;
@@ -112,7 +113,10 @@ async function dispatch(
   const data = def.auth === "user" ? await (def.handler as View)(req as AuthedRequest) : await (def.handler as PublicView)(req);
   // A waiting long-poll: the view hijacked the reply and answers when its queue wakes it.
   if (data === ANSWERED_LATER) return reply;
-  return sendJsonText(reply, 200, successJson(req, data));
+  const body = successJson(req, data);
+  // The answers of a turn are written together (turn-end.ts).
+  await turnEnd();
+  return sendJsonText(reply, 200, body);
 }
 
 /** Upstream's per-user API limit, with its X-RateLimit-* headers on every response. */
