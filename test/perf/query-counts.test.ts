@@ -90,4 +90,41 @@ describe("query counts on hot paths", () => {
     expect(await s.countQueries(react(second, "octopus"))).toBe(reactFew);
     expect(await s.countQueries(unreact(second, "octopus"))).toBe(unreactFew);
   });
+
+  it("drafts and scheduled messages do not grow with the caller's drafts, scheduled messages or the channel's subscribers", async () => {
+    const { member, admin } = s.realm;
+    const channel = await createChannel(s, { name: "qc drafts", subscribers: [member, admin] });
+    const now = Math.floor(Date.now() / 1000);
+    const draft = (content: string) => ({ type: "stream", to: [channel.id], topic: "plans", content, timestamp: now });
+    const createDraft = async (content: string) => (expectSuccess(await s.api.post(member, "/drafts", { drafts: [draft(content)] })).ids as number[])[0];
+    const schedule = () =>
+      s.api.post(member, "/scheduled_messages", { type: "stream", to: channel.id, topic: "later", content: "**later**", scheduled_delivery_timestamp: now + 3600 }).then(expectSuccess);
+    // Each family's statements: create, edit, list, delete; schedule, list.
+    const counts = async () => {
+      let id = 0;
+      return {
+        create: await s.countQueries(async () => void (id = await createDraft("one more"))),
+        edit: await s.countQueries(() => s.api.patch(member, `/drafts/${id}`, { draft: draft("edited") }).then(expectSuccess)),
+        list: await s.countQueries(() => s.api.get(member, "/drafts").then(expectSuccess)),
+        remove: await s.countQueries(() => s.api.delete(member, `/drafts/${id}`).then(expectSuccess)),
+        schedule: await s.countQueries(schedule),
+        scheduled: await s.countQueries(() => s.api.get(member, "/scheduled_messages").then(expectSuccess)),
+      };
+    };
+    await counts(); // the first of each: nothing to compare yet
+    const few = await counts();
+    await addMembers(s, 20, "qc-drafts-");
+    const members = await s.db.selectFrom("users").select("id").where("delivery_email", "like", "qc-drafts-%").execute();
+    expectSuccess(await s.api.post(admin, "/users/me/subscriptions", { subscriptions: [{ name: "qc drafts" }], principals: members.map((m) => m.id) }));
+    for (let i = 0; i < 20; i++) {
+      await createDraft(`draft ${i}`);
+      await schedule();
+    }
+    const many = await counts();
+    expect(many).toEqual(few);
+    // The listings did answer with everything: the 20 drafts (each round deletes the one it
+    // made) and the 20 scheduled messages plus one per round.
+    expect((expectSuccess(await s.api.get(member, "/drafts")).drafts as unknown[]).length).toBe(20);
+    expect((expectSuccess(await s.api.get(member, "/scheduled_messages")).scheduled_messages as unknown[]).length).toBe(23);
+  });
 });
