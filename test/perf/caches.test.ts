@@ -1,7 +1,8 @@
 /**
  * The cached hot paths: once warm, GET /users/me, GET /server_settings and GET /users run
  * no statement, whatever the number of users; POST /register reads only the caller's own
- * rows (the realm-wide parts are cached).
+ * rows (the realm-wide parts are cached); a poll of GET /events reads nothing (its queue
+ * is in memory).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSuccess } from "../support/client.js";
@@ -59,5 +60,17 @@ describe("query counts of cached hot paths", () => {
     // The auth lookup, the presence sequence and the caller's own rows (subscriptions,
     // unread messages, conversations, drafts, settings…); no realm-wide list.
     expect(small[0]).toBeLessThanOrEqual(20);
+  });
+
+  it("GET /events on a queue runs no statement, whatever the number of events and users", async () => {
+    const { member, other } = s.realm;
+    const queue = expectSuccess(await s.api.post(member, "/register", { event_types: ["message"] }));
+    const poll = () => s.api.get(member, "/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true }).then(expectSuccess);
+    const empty = await warmCount(poll);
+    await addMembers(s, 10, "cached-qc-events-");
+    for (let i = 0; i < 10; i++) expectSuccess(await s.api.post(other, "/messages", { type: "direct", to: [member.id], content: `event ${i}` }));
+    const full = await warmCount(poll);
+    expect((await poll()).events).toHaveLength(10);
+    expect([empty, full]).toEqual([0, 0]);
   });
 });
