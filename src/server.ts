@@ -7,7 +7,7 @@ import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { dialectOf } from "./db/dialect.js";
 import { directReaderOf } from "./db/direct-reads.js";
-import { migrateToLatest, openDb, sqliteHandleOf, turnSnapshotOf } from "./db/connect.js";
+import { migrateToLatest, openDb, turnSnapshotOf, walCommitsOf } from "./db/connect.js";
 import { Caches } from "./caches/index.js";
 import { PostgresFlushListener } from "./caches/postgres-notify.js";
 import { describeDatabase, sqlitePathFor } from "./db/location.js";
@@ -51,9 +51,9 @@ export function contextFor(config: Config, openedDb: Db, opts: ContextOptions = 
   const caches = new Caches();
   if (cluster) caches.committedWrite = (change) => cluster.bus.publishChange(change);
   caches.watch(events);
-  const sqlite = sqliteHandleOf(openedDb);
+  const walCommits = walCommitsOf(openedDb);
   // Another process's commit, once noticed, also ends the read connection's snapshot: the caches refill from it.
-  if (sqlite) caches.watchSqlite(sqlite, () => turnSnapshotOf(openedDb)?.end());
+  if (walCommits) caches.watchSqlite(walCommits, () => turnSnapshotOf(openedDb)?.end());
   // Unread floors are learned from reads at a known commit count of the one writer.
   const reader = directReaderOf(openedDb);
   if (reader && !cluster) caches.unreadFloors.enable(reader);

@@ -7,9 +7,15 @@ import type { AppContext } from "../context.js";
 import { claimAttachments } from "./attachments.js";
 import { nowSeconds } from "../context.js";
 import { ApiError } from "../errors.js";
-import type { Channel, Realm, User } from "../db/schema.js";
+import type { Channel, Message, Realm, User } from "../db/schema.js";
 import { withTransaction, type Queryable, type Tx } from "../db/tx.js";
 import { sendEventOnCommit } from "../events/send.js";
+import type { EventAudience } from "../events/publisher.js";
+import type { ChatEvent } from "../events/types.js";
+import { messageWriterOf } from "../db/connect.js";
+import type { MessageWriter } from "../db/message-writer.js";
+import type { NewMessageRow } from "../db/message-writer-protocol.js";
+import { linkedPathIds } from "../lib/uploads.js";
 import { isSubscribedTo } from "../db/queries/subscriptions.js";
 import { insertMessage, insertUserMessagesOfMessage, setFirstMessageIdIfNull, mentionSettingsOfGroups, topicParticipantIds, usersByIds } from "../db/queries/messages.js";
 import { alertWordsOfRecipients, channelSubscriberIds } from "../db/queries/message-send.js";
@@ -220,10 +226,9 @@ export async function checkMessage(ctx: AppContext, realm: Realm, sender: User, 
 export async function doSendMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput): Promise<number> {
   // Transaction hooks must run first in the transaction: check before it.
   if (input.inTransaction) return sendCheckedMessage(ctx, realm, sender, input, await checkMessage(ctx, realm, sender, input.target, input.content));
-  // Otherwise the checks read inside the send's own transaction: the checks and the write
-  // see one snapshot, and on SQLite they run on the writer, whose page cache survives its
-  // own commits (the reader connection drops its cache whenever the writer commits, so
-  // under a stream of sends every read there started cold).
+  // Otherwise, in the send's own transaction, the checks read inside it: the checks and the
+  // write see one snapshot (a channel message on the message writer's thread is checked
+  // just before, see storeMessage).
   return storeMessage(ctx, realm, sender, input, (tx) => checkMessage(ctx, realm, sender, input.target, input.content, tx));
 }
 
@@ -232,98 +237,166 @@ export async function sendCheckedMessage(ctx: AppContext, realm: Realm, sender: 
   return storeMessage(ctx, realm, sender, input, async () => checked);
 }
 
-/** One transaction: the hooks' first statements, the checks (`check`), the rows, the events on commit. */
-async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, check: (tx: Tx) => Promise<CheckedMessage>): Promise<number> {
+/**
+ * One transaction: the hooks' first statements, the checks (`check`), the rows, the events on
+ * commit; or, for a channel message without hooks on SQLite, the checks and then the rows on the
+ * message writer's thread.
+ */
+async function storeMessage(ctx: AppContext, realm: Realm, sender: User, input: SendMessageInput, check: (db: Queryable) => Promise<CheckedMessage>): Promise<number> {
   const host = realmHost(realm.string_id, ctx.config.externalHost);
-  const readBySender = input.readBySender ?? true;
   const now = nowSeconds(ctx);
+  // Without hooks, a channel message goes to the message writer's thread when there is one;
+  // the checks then read outside the write, as upstream's check_message does.
+  const writer = input.inTransaction === undefined && input.target.kind === "channel" ? messageWriterOf(ctx.db) : undefined;
+  if (writer) {
+    const checked = await check(ctx.db);
+    const id = await storeOnWriterThread(ctx, writer, realm, host, sender, input, checked, now);
+    if (id !== undefined) return id;
+    check = async () => checked;
+  }
 
   const messageId = await withTransaction(ctx.db, async (tx) => {
     await input.inTransaction?.before(tx);
-    const { content, channel, topic, rendered } = await check(tx);
-    let recipientId: number | null = channel?.recipient_id ?? null;
-    // Active subscribers only, as upstream: a sender posting to a public channel they are
-    // not subscribed to gets no per-user row (they read it as a historical message).
-    const recipients = channel ? await cachedChannelRecipients(ctx, tx, realm.id, channel) : undefined;
-    let recipientIds: readonly number[] = recipients?.userIds ?? [];
-    if (input.target.kind === "direct") {
-      const dm = await directRecipientFor(tx, realm.id, sender, input.target.recipients);
-      recipientId = dm.recipientId;
-      recipientIds = dm.participantIds;
-    }
-    const participants =
-      channel && rendered.topicWildcardMentioned ? new Set([...(await topicParticipantIds(tx, realm.id, recipientId!, topic)), sender.id]) : new Set<number>();
-    const flagsByUser = await computeFlags(tx, realm, content, rendered, recipientIds, sender, {
-      isDirect: channel === null,
-      readBySender,
-      topicParticipants: participants,
-      alertWords: recipients?.alertWords,
-    });
-    for (const [id, bits] of flagsByUser) {
-      if (input.markReadFor?.includes(id) || (input.unreadOnlyFor && !input.unreadOnlyFor.has(id))) flagsByUser.set(id, bits | FLAG_BITS.read);
-    }
-    const message = await insertMessage(tx, {
-      realm_id: realm.id,
-      sender_id: sender.id,
-      recipient_id: recipientId!,
-      channel_id: channel?.id ?? null,
-      topic,
-      content,
-      rendered_content: rendered.html,
-      date_sent: now,
-      sending_client: input.clientName,
-      is_me_message: rendered.isMeMessage ? 1 : 0,
-      has_image: rendered.hasImage ? 1 : 0,
-      has_link: rendered.hasLink ? 1 : 0,
-    });
+    const checked = await check(tx);
+    const { content, channel } = checked;
+    const { recipientId, flagsByUser } = await recipientsWithFlags(ctx, tx, realm, sender, input, checked);
+    const message = await insertMessage(tx, newMessageRow(realm, sender, input, checked, recipientId, now));
     const messageId = message.id;
     await insertUserMessagesOfMessage(tx, realm.id, messageId, flagsByUser);
     if (channel && channel.first_message_id === null) await setFirstMessageIdIfNull(tx, realm.id, channel.id, messageId);
     await claimAttachments(tx, realm.id, sender, messageId, content);
 
-    // A new message has no reactions, submessages or edits yet; the linkifiers are the rendering's.
-    const [wire] = await buildMessageRecords(tx, realm, host, [{ message, flags: null }], {
-      applyMarkdown: true,
-      clientHashavatar: false,
-      allowEmptyTopicName: true,
-      withFlags: false,
-      isNew: true,
-      linkifiers: rendered.linkifiers,
-      channelNames: channel ? new Map([[channel.id, channel.name]]) : undefined,
-      knownUsers: [sender],
-    });
-    // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
-    // grouped by their flags so each user gets their own flags.
-    const byFlags = new Map<string, number[]>();
-    const keyOfBits = new Map<number, string>(); // few distinct flag sets, many recipients
-    for (const [userId, bits] of flagsByUser) {
-      let key = keyOfBits.get(bits);
-      if (key === undefined) keyOfBits.set(bits, (key = flagsToList(bits).join(",")));
-      const list = byFlags.get(key);
-      if (list) list.push(userId);
-      else byFlags.set(key, [userId]);
-    }
-    for (const [key, userIds] of byFlags) {
-      const internal: Record<string, unknown> = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
-      if (userIds.includes(sender.id) && input.localId !== undefined) {
-        internal.local_message_id = input.localId;
-        internal.sender_queue_id = input.queueId ?? null;
-        internal.sender_id = sender.id;
-      }
-      sendEventOnCommit(tx, ctx, realm.id, { type: "message", message: wire, flags: key === "" ? [] : key.split(","), internal_data: internal }, userIds);
-    }
-    // Public-channel messages also reach all_public_streams queues of non-recipients (flags []).
-    // Published after the per-recipient events, so queues of recipients are skipped.
-    if (channel && !channel.invite_only) {
-      const internal = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
-      sendEventOnCommit(tx, ctx, realm.id, { type: "message", message: wire, flags: [], internal_data: internal }, [], {
-        publicChannelId: channel.id,
-      });
-    }
+    await announceMessage(tx, realm, host, sender, input, checked, message, flagsByUser, (event, userIds, audience) => sendEventOnCommit(tx, ctx, realm.id, event, userIds, audience));
     await input.inTransaction?.after(tx, messageId);
     return messageId;
     // Without hooks the send's only effects are its rows and its events on commit: it may run
     // again if its commit group rolls back (a savepoint less per send, see db/group-commit.ts).
   }, { replayable: input.inTransaction === undefined });
   return messageId;
+}
+
+type Publish = (event: ChatEvent, userIds: readonly number[], audience?: EventAudience) => void;
+
+/** The new message's events: one per distinct flag set of its recipients, and one for all_public_streams queues. */
+async function announceMessage(
+  db: Queryable,
+  realm: Realm,
+  host: string,
+  sender: User,
+  input: SendMessageInput,
+  { content, channel, rendered }: CheckedMessage,
+  message: Message,
+  flagsByUser: ReadonlyMap<number, number>,
+  publish: Publish,
+): Promise<void> {
+  // A new message has no reactions, submessages or edits yet; the linkifiers are the rendering's.
+  const [wire] = await buildMessageRecords(db, realm, host, [{ message, flags: null }], {
+    applyMarkdown: true,
+    clientHashavatar: false,
+    allowEmptyTopicName: true,
+    withFlags: false,
+    isNew: true,
+    linkifiers: rendered.linkifiers,
+    channelNames: channel ? new Map([[channel.id, channel.name]]) : undefined,
+    knownUsers: [sender],
+  });
+  // Recipients: exactly the users given a per-user row (subscribers, or the DM's participants),
+  // grouped by their flags so each user gets their own flags.
+  const byFlags = new Map<string, number[]>();
+  const keyOfBits = new Map<number, string>(); // few distinct flag sets, many recipients
+  for (const [userId, bits] of flagsByUser) {
+    let key = keyOfBits.get(bits);
+    if (key === undefined) keyOfBits.set(bits, (key = flagsToList(bits).join(",")));
+    const list = byFlags.get(key);
+    if (list) list.push(userId);
+    else byFlags.set(key, [userId]);
+  }
+  for (const [key, userIds] of byFlags) {
+    const internal: Record<string, unknown> = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
+    if (userIds.includes(sender.id) && input.localId !== undefined) {
+      internal.local_message_id = input.localId;
+      internal.sender_queue_id = input.queueId ?? null;
+      internal.sender_id = sender.id;
+    }
+    publish({ type: "message", message: wire, flags: key === "" ? [] : key.split(","), internal_data: internal }, userIds);
+  }
+  // Public-channel messages also reach all_public_streams queues of non-recipients (flags []).
+  // Published after the per-recipient events, so queues of recipients are skipped.
+  if (channel && !channel.invite_only) {
+    const internal = { raw_content: content, hash_avatar: usesClientHashAvatar(sender) };
+    publish({ type: "message", message: wire, flags: [], internal_data: internal }, [], {
+      publicChannelId: channel.id,
+    });
+  }
+}
+
+/**
+ * A channel message stored by the message writer's thread (SQLite on a file: db/message-writer.ts),
+ * its events published once it is durable. Undefined when the message needs the transaction:
+ * the channel's first message (the channel row records it) or one linking uploaded files
+ * (their rows are claimed in the same transaction).
+ */
+async function storeOnWriterThread(ctx: AppContext, writer: MessageWriter, realm: Realm, host: string, sender: User, input: SendMessageInput, checked: CheckedMessage, now: number): Promise<number | undefined> {
+  const { content, channel } = checked;
+  if (!channel || channel.first_message_id === null || linkedPathIds(content, realm.id).length > 0) return undefined;
+  const { recipientId, flagsByUser } = await recipientsWithFlags(ctx, ctx.db, realm, sender, input, checked);
+  const message = await writer.write(newMessageRow(realm, sender, input, checked, recipientId, now), [...flagsByUser]);
+  // What the write watcher does for user_messages rows written through Kysely.
+  ctx.caches.apply({ kind: "messages" });
+  ctx.caches.committedWrite?.({ kind: "messages" });
+  await announceMessage(ctx.db, realm, host, sender, input, checked, message, flagsByUser, (event, userIds, audience) => ctx.events.publish(realm.id, event, userIds, audience));
+  return message.id;
+}
+
+/**
+ * Who gets a per-user row and with which flags: the channel's active subscribers (as upstream:
+ * a sender posting to a public channel they are not subscribed to gets none and reads it as a
+ * historical message) or the direct message's participants (its recipient made if new).
+ */
+async function recipientsWithFlags(
+  ctx: AppContext,
+  db: Queryable,
+  realm: Realm,
+  sender: User,
+  input: SendMessageInput,
+  { content, channel, topic, rendered }: CheckedMessage,
+): Promise<{ recipientId: number; flagsByUser: Map<number, number> }> {
+  let recipientId: number | null = channel?.recipient_id ?? null;
+  const recipients = channel ? await cachedChannelRecipients(ctx, db, realm.id, channel) : undefined;
+  let recipientIds: readonly number[] = recipients?.userIds ?? [];
+  if (input.target.kind === "direct") {
+    const dm = await directRecipientFor(db, realm.id, sender, input.target.recipients);
+    recipientId = dm.recipientId;
+    recipientIds = dm.participantIds;
+  }
+  const participants =
+    channel && rendered.topicWildcardMentioned ? new Set([...(await topicParticipantIds(db, realm.id, recipientId!, topic)), sender.id]) : new Set<number>();
+  const flagsByUser = await computeFlags(db, realm, content, rendered, recipientIds, sender, {
+    isDirect: channel === null,
+    readBySender: input.readBySender ?? true,
+    topicParticipants: participants,
+    alertWords: recipients?.alertWords,
+  });
+  for (const [id, bits] of flagsByUser) {
+    if (input.markReadFor?.includes(id) || (input.unreadOnlyFor && !input.unreadOnlyFor.has(id))) flagsByUser.set(id, bits | FLAG_BITS.read);
+  }
+  return { recipientId: recipientId!, flagsByUser };
+}
+
+/** The messages row of a checked message. */
+function newMessageRow(realm: Realm, sender: User, input: SendMessageInput, { content, channel, topic, rendered }: CheckedMessage, recipientId: number, now: number): NewMessageRow {
+  return {
+    realm_id: realm.id,
+    sender_id: sender.id,
+    recipient_id: recipientId,
+    channel_id: channel?.id ?? null,
+    topic,
+    content,
+    rendered_content: rendered.html,
+    date_sent: now,
+    sending_client: input.clientName,
+    is_me_message: rendered.isMeMessage ? 1 : 0,
+    has_image: rendered.hasImage ? 1 : 0,
+    has_link: rendered.hasLink ? 1 : 0,
+  };
 }

@@ -2,10 +2,9 @@
  * The server's caches and what invalidates them, in one place:
  * - events on the bus (the same ones clients receive; with a shared bus, other nodes' too),
  * - writes of this process to the tables they read (write-watcher.ts),
- * - commits of other processes: SQLite's data_version, PostgreSQL's NOTIFY from the CLI.
+ * - commits of other processes: SQLite's WAL commit counter (db/wal-commits.ts), PostgreSQL's NOTIFY from the CLI.
  * Every flush bumps a generation, so a fill that raced with it is dropped, not stored.
  */
-import type SQLite from "better-sqlite3";
 import type { EventPublisher } from "../events/publisher.js";
 import type { Change } from "./change.js";
 import { changesOf } from "./event-invalidation.js";
@@ -20,7 +19,6 @@ import { RecipientCache } from "./recipients.js";
 import type { RealmBots, RealmChannels, RealmGroups, RealmProfileFields } from "./register-parts.js";
 import { RealmCache } from "./realms.js";
 import { ServerSettingsCache } from "./server-settings.js";
-import { SqliteDataVersion } from "./sqlite-data-version.js";
 import { UserListCache } from "./user-lists.js";
 import { UserByApiKeyCache } from "./users-by-api-key.js";
 import { SessionCache } from "./sessions.js";
@@ -185,14 +183,13 @@ export class Caches {
   }
 
   /**
-   * SQLite: the server's own connection, whose data_version shows other processes' commits;
-   * `onChange` runs when one is noticed, before the caches flush.
+   * SQLite on a file: the WAL's commit counter, which shows other processes' commits
+   * (db/wal-commits.ts); `onChange` runs when one is noticed, before the caches flush.
    */
-  watchSqlite(database: SQLite.Database, onChange: () => void = () => undefined): void {
-    const version = new SqliteDataVersion(database);
+  watchSqlite(walCommits: ExternalWrites, onChange: () => void = () => undefined): void {
     this.external = {
       changed: () => {
-        if (!version.changed()) return false;
+        if (!walCommits.changed()) return false;
         onChange();
         return true;
       },

@@ -5,7 +5,7 @@
  * before the rows are read: db/direct-reads.ts). An entry is used only while that count
  * stands still, i.e. while this process has committed nothing at all since: access is
  * still decided on the current rows, without the four-table statement. Other processes'
- * commits (the CLI) flush it with every cache, through the once-per-turn data_version check
+ * commits (the CLI) flush it with every cache, through the once-per-turn check of the WAL's commit counter
  * (caches/index.ts). PostgreSQL (several nodes, no shared count) reads the rows on every
  * request (lib/message-read.ts).
  */

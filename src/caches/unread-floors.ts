@@ -13,7 +13,7 @@
  * edit's new flags keep the read bit, and the rows a move or a reaction adds are read. That
  * write calls `lowered` inside its transaction, which drops the user's floor and forbids
  * learning one from a read that may not have seen the write. Other processes' commits
- * flush everything (the caches' data_version check). A new write path that can leave an
+ * flush everything (the caches' check of the WAL's commit counter). A new write path that can leave an
  * older row unread must call `lowered` too.
  *
  * Only with SQLite's direct reader: a floor is learned from a read made at a known commit

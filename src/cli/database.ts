@@ -30,7 +30,7 @@ export function checkDatabaseExists(config: Config): void {
 /**
  * Opens (and migrates) the database for one command, closing it when `work` ends. A server
  * running on the same database learns that its caches may be stale: on SQLite by itself
- * (data_version), on PostgreSQL from a NOTIFY sent here, after the command's writes.
+ * (the WAL's commit counter), on PostgreSQL from a NOTIFY sent here, after the command's writes.
  */
 export async function withDatabase<T>(config: Config, work: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await createContext(config);

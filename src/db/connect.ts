@@ -9,6 +9,8 @@ import { migrationProvider } from "./migrations/index.js";
 import { withNulGuard } from "./nul-guard.js";
 import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 import { CommitGroup } from "./group-commit.js";
+import { MessageWriter } from "./message-writer.js";
+import { WalCommits } from "./wal-commits.js";
 import { usePreparedStatements } from "./prepared-statements.js";
 import { enableDirectReads } from "./direct-reads.js";
 import { TurnSnapshot, type ReadConnection } from "./turn-snapshot.js";
@@ -61,16 +63,26 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   database.pragma("busy_timeout = 5000");
   const reader = file === ":memory:" ? null : readConnection(withStatementCache(openReader(file)));
   const writer = withStatementCache(database);
-  const group = new CommitGroup(writer);
+  // On a file, other processes may write too: the caches watch the WAL's commit counter
+  // (a first read makes SQLite create the -shm file that holds it).
+  if (reader) database.pragma("schema_version");
+  const walCommits = reader ? new WalCommits(`${file}-shm`) : undefined;
+  const group = new CommitGroup(writer, walCommits);
   // The reader's snapshot ends before each COMMIT: the committing requests then read their writes.
   if (reader) group.beforeEachCommit(() => reader.snapshot.end());
+  const onQuery = opts.onQuery;
+  const messageWriter = reader ? new MessageWriter(file, group, onQuery && ((count) => Array.from({ length: count }, onQuery))) : undefined;
   const db = new Kysely<DB>({
-    dialect: withNulGuard(groupCommitSqliteDialect(writer, reader, group)),
+    dialect: withNulGuard(
+      groupCommitSqliteDialect(writer, reader, group, async () => {
+        await messageWriter?.close();
+        walCommits?.close();
+      }),
+    ),
     log: queryLogger(opts),
   });
-  // The writer: its data_version moves only when another process commits (the caches watch it).
-  sqliteHandles.set(db, database);
   if (reader) {
+    sqliteParts.set(db.getExecutor().adapter, { messageWriter: messageWriter!, walCommits: walCommits! });
     turnSnapshots.set(db, reader.snapshot);
     enableDirectReads(db, reader, group, opts.onQuery);
   }
@@ -93,7 +105,8 @@ function readConnection(database: SQLite.Database): ReadConnection {
   return { database, snapshot: new TurnSnapshot(database) };
 }
 
-const sqliteHandles = new WeakMap<Kysely<DB>, SQLite.Database>();
+/** By the dialect adapter, which a database handle shares with its copies with plugins and its transactions. */
+const sqliteParts = new WeakMap<object, { messageWriter: MessageWriter; walCommits: WalCommits }>();
 const turnSnapshots = new WeakMap<Kysely<DB>, TurnSnapshot>();
 
 /** The read connection's snapshot of a database opened by openDb (SQLite on a file only). */
@@ -101,9 +114,14 @@ export function turnSnapshotOf(db: Kysely<DB>): TurnSnapshot | undefined {
   return turnSnapshots.get(db);
 }
 
-/** The better-sqlite3 writer connection behind a database opened by openDb (the caches read its data_version). */
-export function sqliteHandleOf(db: Kysely<DB>): SQLite.Database | undefined {
-  return sqliteHandles.get(db);
+/** The thread storing messages of a database opened by openDb (SQLite on a file only). */
+export function messageWriterOf(db: Kysely<DB>): MessageWriter | undefined {
+  return sqliteParts.get(db.getExecutor().adapter)?.messageWriter;
+}
+
+/** The WAL commit counter of a database opened by openDb, which shows other processes' commits (SQLite on a file only). */
+export function walCommitsOf(db: Kysely<DB>): WalCommits | undefined {
+  return sqliteParts.get(db.getExecutor().adapter)?.walCommits;
 }
 
 /**

@@ -29,9 +29,9 @@ export interface DirectReader {
   /** Rows of a statement given by `statement`. */
   rows<R>(stmt: SQLite.Statement, parameters: readonly unknown[]): R[];
   /**
-   * COMMITs this process has made (CommitGroup.commits): a value read through the reader
+   * COMMITs this process has made (CommitGroup.commits, the message writer thread's included): a value read through the reader
    * while the count was N still holds while it is N, as far as this process's writes go.
-   * Other processes' commits (the CLI) are not counted: the caches' data_version check
+   * Other processes' commits (the CLI) are not counted: the caches' check of the WAL's commit counter
    * (caches/index.ts checkExternalWrites, once per turn of the event loop) flushes every
    * cache then, so a cache keyed on this count must be one of them.
    */

@@ -23,10 +23,16 @@ import type { ReadConnection } from "./turn-snapshot.js";
 import type { ReplayableConnection } from "./tx.js";
 import { allRows } from "./sqlite-rows.js";
 
-export function groupCommitSqliteDialect(writer: SQLite.Database, reader: ReadConnection | null, group = new CommitGroup(writer)): Dialect {
+export function groupCommitSqliteDialect(
+  writer: SQLite.Database,
+  reader: ReadConnection | null,
+  group = new CommitGroup(writer),
+  /** Runs first when the database closes (connect.ts: the message writer drains). */
+  beforeClose: () => Promise<void> = async () => undefined,
+): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitDriver(group, reader),
+    createDriver: () => new GroupCommitDriver(group, reader, beforeClose),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -36,6 +42,7 @@ class GroupCommitDriver implements Driver {
   constructor(
     private readonly group: CommitGroup,
     private readonly reader: ReadConnection | null,
+    private readonly beforeClose: () => Promise<void>,
   ) {}
 
   async init(): Promise<void> {}
@@ -78,6 +85,7 @@ class GroupCommitDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    await this.beforeClose();
     this.group.flush();
     this.reader?.database.close();
     this.group.writer.close();

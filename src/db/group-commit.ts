@@ -27,6 +27,7 @@
  */
 import type SQLite from "better-sqlite3";
 import { turnEnd } from "../lib/turn-end.js";
+import type { OwnCommit, WalCommits } from "./wal-commits.js";
 
 /** Commit without waiting for the loop to drain once this many transactions are pending, or this old. */
 const MAX_BATCH = 200;
@@ -75,13 +76,22 @@ export class CommitGroup {
    */
   commits = 0;
   private beforeCommit: () => void = () => undefined;
+  /** Rows changed by the writer connection so far, when the physical transaction began. */
+  private changesAtBegin = 0;
+  private readonly totalChanges: SQLite.Statement | undefined;
+  private bumpMarker: SQLite.Statement | undefined;
 
-  constructor(readonly writer: SQLite.Database) {
+  constructor(
+    readonly writer: SQLite.Database,
+    /** The WAL's commit counter (a database on a file): each COMMIT is accounted for as this process's. */
+    private readonly walCommits?: WalCommits,
+  ) {
     // A SAVEPOINT journals the original of every page its transaction changes first. Past
     // 64 KiB that journal went to a temporary file: a send to 50 subscribers touches about
     // 50 index pages, and writing them out tripled the cost of its INSERT. In memory it
     // holds one logical transaction's pages at most (durability is the WAL's, unchanged).
     writer.pragma("temp_store = MEMORY");
+    if (walCommits) this.totalChanges = writer.prepare("select total_changes()").pluck();
   }
 
   /** Runs `fn` right before every COMMIT (the read connection's snapshot ends: turn-snapshot.ts). */
@@ -116,6 +126,7 @@ export class CommitGroup {
     if (this.open && Date.now() - this.openedAt >= MAX_BATCH_AGE_MS) this.commit();
     if (!this.open) {
       this.writer.exec("begin immediate");
+      if (this.totalChanges) this.changesAtBegin = this.totalChanges.get() as number;
       this.open = true;
       this.openedAt = Date.now();
       this.allReplayable = true;
@@ -186,7 +197,11 @@ export class CommitGroup {
     this.open = false;
     try {
       this.beforeCommit();
+      // Under the write lock: nobody else commits between this read and the COMMIT.
+      const before = this.walCommits?.read();
+      const changedPage = this.walCommits !== undefined && this.markCommit();
       this.writer.exec("commit");
+      this.walCommits?.ownCommit({ before, after: this.walCommits.read(), changedPage });
       this.commits++;
     } catch (err) {
       if (this.writer.inTransaction) this.writer.exec("rollback");
@@ -194,6 +209,42 @@ export class CommitGroup {
       return;
     }
     for (const m of members) m.resolve();
+  }
+
+  /**
+   * The message writer's thread takes the write lock (message-writer.ts; the caller holds
+   * the writer): the open transaction commits first, and the read connection's snapshot ends.
+   */
+  lendToWriterThread(): void {
+    this.commit();
+    this.beforeCommit();
+    this.walCommits?.setForeignWriterBusy(true);
+  }
+
+  /** The thread's batch is done, with these COMMITs; the caller releases the writer next. */
+  writerThreadReturned(commits: readonly OwnCommit[]): void {
+    for (const commit of commits) {
+      this.walCommits?.ownCommit(commit);
+      this.commits++;
+    }
+    this.walCommits?.setForeignWriterBusy(false);
+    // What the senders read next includes their messages.
+    this.beforeCommit();
+  }
+
+  /**
+   * When the open transaction changed rows, bumps the commit marker (migration 0019) so that
+   * its COMMIT certainly changes a page; true when it did. Before the migration (or when no
+   * row changed) the COMMIT is not known to change a page (wal-commits.ts).
+   */
+  private markCommit(): boolean {
+    if (this.totalChanges!.get() === this.changesAtBegin) return false;
+    try {
+      this.bumpMarker ??= this.writer.prepare(`update "commit_marker" set "commits" = "commits" + 1 where "id" = 1`);
+      return this.bumpMarker.run().changes === 1;
+    } catch {
+      return false; // no marker table yet: the migrations are running
+    }
   }
 
   /** Commits any open transaction (closing the database). */

@@ -21,8 +21,13 @@ const hasNul = (v: unknown): v is string => typeof v === "string" && v.includes(
 
 function guard(query: CompiledQuery): CompiledQuery {
   if (!query.parameters.some(hasNul)) return query;
-  if (query.query.kind !== "SelectQueryNode") throw new ApiError("Text must not contain null bytes");
+  if (query.query.kind !== "SelectQueryNode") refuseNul(query.parameters);
   return { ...query, parameters: readParameters(query.parameters) };
+}
+
+/** A write's parameters: a NUL is refused with a client error (writes that bypass Kysely call it too). */
+export function refuseNul(parameters: readonly unknown[]): void {
+  if (parameters.some(hasNul)) throw new ApiError("Text must not contain null bytes");
 }
 
 /** A read's parameters with NULs substituted (the same list when none holds one). */

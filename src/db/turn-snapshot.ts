@@ -12,7 +12,7 @@
  * - right before this process COMMITs (group-commit.ts): a request reads its own writes, as
  *   before, and the checkpoint that may follow the COMMIT is not held back by a reader
  *   (a WAL with a reader on it cannot restart from its beginning);
- * - when another process's commit is noticed (the caches' data_version check, once per turn,
+ * - when another process's commit is noticed (the caches' check of the WAL's commit counter, once per turn,
  *   see caches/index.ts): the caches refill from the new data, not from the old snapshot.
  * What a turn's reads see is then what the caches already assume: another process's commit
  * made during a turn may be seen from the next turn on.

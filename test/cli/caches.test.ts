@@ -1,6 +1,6 @@
 /**
  * The CLI writes next to a running server (another process): the server's caches must
- * not hide the change. SQLite: the server sees data_version move; PostgreSQL (with
+ * not hide the change. SQLite: the server sees the WAL's commit counter move; PostgreSQL (with
  * TEST_DATABASE_URL): the CLI sends NOTIFY and the server LISTENs. Each CLI change is
  * visible on the very next request.
  */

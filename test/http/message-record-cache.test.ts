@@ -266,7 +266,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the access facts on SQL
       otherProcess.close();
     }
     // A request received after that commit starts in a later turn of the event loop, whose
-    // check of the data_version flushes the caches (injected requests share a turn otherwise).
+    // check of the WAL's commit counter flushes the caches (injected requests share a turn otherwise).
     await new Promise((resolve) => setImmediate(resolve));
     await refused(member, id);
   });

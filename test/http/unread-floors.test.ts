@@ -102,7 +102,7 @@ describe.skipIf(onPostgres)("unread floors (SQLite)", () => {
     expect(await unreadIds(moderator)).toEqual([old]);
   });
 
-  it("drop when another process commits (its writes are seen through the data_version check)", async () => {
+  it("drop when another process commits (its writes are seen through the WAL's commit counter)", async () => {
     const { other } = s.realm;
     await setRead(other, await unreadIds(other), "add");
     const ids = await sendSome(2, "external");

@@ -15,6 +15,8 @@ export interface TestDb {
   db: Kysely<DB>;
   /** The DATABASE_URL of this database, or undefined for SQLite. */
   url: string | undefined;
+  /** SQLite in a file: its path (another process's connection opens it). */
+  sqlitePath?: string;
   drop(): Promise<void>;
   /** Number of queries executed so far (transaction control statements excluded). */
   queryCount(): number;
@@ -36,13 +38,14 @@ export async function createTestDb(opts: TestDbOptions = {}): Promise<TestDb> {
     // TEST_SQLITE_FILE=1 runs every suite on a file (direct reads on the second connection).
     const inFile = opts.sqliteFile ?? process.env.TEST_SQLITE_FILE === "1";
     const dir = inFile ? fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-db-")) : undefined;
-    const db = openDb({ sqlitePath: dir ? path.join(dir, "parley.sqlite3") : ":memory:", onQuery });
+    const sqlitePath = dir ? path.join(dir, "parley.sqlite3") : undefined;
+    const db = openDb({ sqlitePath: sqlitePath ?? ":memory:", onQuery });
     await migrateToLatest(db);
     const drop = async () => {
       await db.destroy();
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
     };
-    return { db, url: undefined, drop, queryCount };
+    return { db, url: undefined, sqlitePath, drop, queryCount };
   }
   const name = `parley_test_${crypto.randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: base });

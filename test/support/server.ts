@@ -24,6 +24,8 @@ export interface TestServer {
   db: AppContext["db"];
   /** The PostgreSQL URL of this server's database (a second app may open it); undefined on SQLite. */
   databaseUrl?: string;
+  /** SQLite in a file: its path. */
+  sqlitePath?: string;
   realm: SeededRealm;
   /** A second organization on subdomain "other", for cross-realm checks. */
   other: SeededRealm;
@@ -65,6 +67,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, dbOptions
     ctx,
     db: ctx.db,
     databaseUrl: testDb.url,
+    sqlitePath: testDb.sqlitePath,
     realm,
     other,
     api,

@@ -13,6 +13,7 @@ import * as m0015 from "./0015-sessions.js";
 import * as m0016 from "./0016-direct-message-index.js";
 import * as m0017 from "./0017-user-messages-clustered.js";
 import * as m0018 from "./0018-scheduled-by-sender.js";
+import * as m0019 from "./0019-commit-marker.js";
 
 const migrations: Record<string, Migration> = {
   "0001-initial": m0001,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0016-direct-message-index": m0016,
   "0017-user-messages-clustered": m0017,
   "0018-scheduled-by-sender": m0018,
+  "0019-commit-marker": m0019,
 };
 
 export const migrationProvider: MigrationProvider = {
