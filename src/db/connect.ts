@@ -71,7 +71,10 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   // The reader's snapshot ends before each COMMIT: the committing requests then read their writes.
   if (reader) group.beforeEachCommit(() => reader.snapshot.end());
   const onQuery = opts.onQuery;
-  const messageWriter = reader ? new MessageWriter(file, group, onQuery && ((count) => Array.from({ length: count }, onQuery))) : undefined;
+  const countStatements = onQuery && ((count: number) => {
+    for (let i = 0; i < count; i++) onQuery();
+  });
+  const messageWriter = reader ? new MessageWriter(file, group, countStatements) : undefined;
   const db = new Kysely<DB>({
     dialect: withNulGuard(
       groupCommitSqliteDialect(writer, reader, group, async () => {

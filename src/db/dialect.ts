@@ -103,11 +103,23 @@ export function pairRows(db: Kysely<any>, constants: readonly number[], pairs: R
 
 /** The parameters of pairRows' table expression, in its order (for a statement compiled once). */
 export function pairRowsParameters(db: Kysely<any>, constants: readonly number[], pairs: ReadonlyArray<readonly [number, number]>): unknown[] {
+  if (dialectOf(db) === "postgres") {
+    checkPairs(pairs);
+    return [...constants, pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+  }
+  return [...constants, packedPairs(pairs)];
+}
+
+/** SQLite's list parameter of pairRows: one flat JSON array of `a * 1024 + b` (the message writer's thread unpacks it too). */
+export function packedPairs(pairs: ReadonlyArray<readonly [number, number]>): string {
+  checkPairs(pairs);
+  return JSON.stringify(pairs.map(([a, b]) => a * 1024 + b));
+}
+
+function checkPairs(pairs: ReadonlyArray<readonly [number, number]>): void {
   for (const [a, b] of pairs) {
     if (!Number.isSafeInteger(a * 1024) || !Number.isInteger(b) || b < 0 || b > PAIR_SMALL_MAX) throw new Error(`pairRows: (${a}, ${b}) out of range`);
   }
-  if (dialectOf(db) === "postgres") return [...constants, pairs.map((p) => p[0]), pairs.map((p) => p[1])];
-  return [...constants, JSON.stringify(pairs.map(([a, b]) => a * 1024 + b))];
 }
 
 /**

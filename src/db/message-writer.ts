@@ -27,6 +27,7 @@ import type { CommitGroup } from "./group-commit.js";
 import type { MessageBatch, MessageBatchResult, NewMessageRow } from "./message-writer-protocol.js";
 import type { Message } from "./schema.js";
 import { refuseNul } from "./nul-guard.js";
+import { packedPairs } from "./dialect.js";
 
 interface Pending {
   row: NewMessageRow;
@@ -59,7 +60,7 @@ export class MessageWriter {
     return new Promise((resolve, reject) => {
       if (this.closed) throw new Error("The message writer is closed");
       refuseNul(Object.values(row));
-      this.pending.push({ row, recipients: JSON.stringify(recipients.map(([user, flags]) => user * 1024 + flags)), resolve, reject });
+      this.pending.push({ row, recipients: packedPairs(recipients), resolve, reject });
       this.scheduleFlush();
     });
   }
