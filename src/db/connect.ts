@@ -10,6 +10,7 @@ import { withNulGuard } from "./nul-guard.js";
 import { groupCommitSqliteDialect } from "./group-commit-dialect.js";
 import { CommitGroup } from "./group-commit.js";
 import { MessageWriter } from "./message-writer.js";
+import { messageWriterStatements } from "./queries/messages.js";
 import { WalCommits } from "./wal-commits.js";
 import { usePreparedStatements } from "./prepared-statements.js";
 import { enableDirectReads } from "./direct-reads.js";
@@ -74,7 +75,7 @@ export function openDb(opts: DbOptions): Kysely<DB> {
   const countStatements = onQuery && ((count: number) => {
     for (let i = 0; i < count; i++) onQuery();
   });
-  const messageWriter = reader ? new MessageWriter(file, group, countStatements) : undefined;
+  const messageWriter = reader ? new MessageWriter(file, group, () => messageWriterStatements(db), countStatements) : undefined;
   const db = new Kysely<DB>({
     dialect: withNulGuard(
       groupCommitSqliteDialect(writer, reader, group, async () => {

@@ -17,6 +17,20 @@ export interface NewMessageRow {
   has_link: number;
 }
 
+/** The thread's two statements, compiled on the main thread (db/queries/messages.ts messageWriterStatements). */
+export interface MessageWriterStatements {
+  /** A messages row, RETURNING it; parameters in NewMessageRow's order. */
+  insertMessage: string;
+  /** A message's per-user rows; parameters: realm id, message id, the packed pairs. */
+  insertUserMessages: string;
+}
+
+/** What the thread starts with. */
+export interface MessageWriterStart {
+  file: string;
+  statements: MessageWriterStatements;
+}
+
 export interface MessageBatch {
   items: Array<{
     row: NewMessageRow;

@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import SQLite from "better-sqlite3";
-import type { MessageBatch, MessageBatchResult, NewMessageRow } from "./message-writer-protocol.js";
+import type { MessageBatch, MessageBatchResult, MessageWriterStart, NewMessageRow } from "./message-writer-protocol.js";
 import { readCommitCounter } from "./wal-commits.js";
 import type { OwnCommit } from "./wal-commits.js";
 
-const { file } = workerData as { file: string };
+const { file, statements: sql } = workerData as MessageWriterStart;
 const database = new SQLite(file);
 // As the group's writer (connect.ts): a COMMIT is on disk before any send is answered.
 database.pragma("synchronous = FULL");
@@ -18,14 +18,8 @@ database.pragma("busy_timeout = 5000");
 database.pragma("temp_store = MEMORY");
 const shm = fs.openSync(`${file}-shm`, "r");
 
-const insertMessage = database.prepare(
-  `insert into "messages" ("realm_id", "sender_id", "recipient_id", "channel_id", "topic", "content", "rendered_content", "date_sent", "sending_client", "is_me_message", "has_image", "has_link")
-   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-);
-// OR FAIL: no statement journal (db/dialect.ts withoutStatementUndo); a failure rolls the transaction back.
-const insertUserMessages = database.prepare(
-  `insert or fail into "user_messages" ("realm_id", "message_id", "user_id", "flags") select ?, ?, value >> 10, value & 1023 from json_each(?)`,
-);
+const insertMessage = database.prepare(sql.insertMessage);
+const insertUserMessages = database.prepare(sql.insertUserMessages);
 
 let statements = 0;
 let commits: OwnCommit[] = [];

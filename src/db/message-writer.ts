@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { turnEnd } from "../lib/turn-end.js";
 import type { CommitGroup } from "./group-commit.js";
-import type { MessageBatch, MessageBatchResult, NewMessageRow } from "./message-writer-protocol.js";
+import type { MessageBatch, MessageBatchResult, MessageWriterStart, MessageWriterStatements, NewMessageRow } from "./message-writer-protocol.js";
 import type { Message } from "./schema.js";
 import { refuseNul } from "./nul-guard.js";
 import { packedPairs } from "./dialect.js";
@@ -48,6 +48,8 @@ export class MessageWriter {
   constructor(
     private readonly file: string,
     private readonly group: CommitGroup,
+    /** The thread's SQL, asked for when it starts (compiled from the main thread's query builders). */
+    private readonly statements: () => MessageWriterStatements,
     /** Called with the number of SQL statements each batch ran (tests count them). */
     private readonly onStatements: (count: number) => void = () => undefined,
   ) {}
@@ -103,7 +105,7 @@ export class MessageWriter {
 
   private startedWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = threadWorker({ file: this.file });
+    const worker = threadWorker({ file: this.file, statements: this.statements() });
     worker.on("message", (result: MessageBatchResult) => this.settle(result));
     // The thread died (it could not open the database, or crashed): the batch fails, the next starts a new thread.
     worker.on("error", (err) => this.lost(err));
@@ -153,7 +155,7 @@ export class MessageWriter {
  * sources (the test suite), there is none: the module is compiled now, with esbuild (a
  * development dependency, absent from a production install, which never gets here).
  */
-function threadWorker(workerData: { file: string }): Worker {
+function threadWorker(workerData: MessageWriterStart): Worker {
   const compiled = new URL("./message-writer-thread.js", import.meta.url);
   if (fs.existsSync(compiled)) return new Worker(compiled, { workerData });
   const require = createRequire(import.meta.url);

@@ -5,6 +5,7 @@ import type { Queryable } from "../tx.js";
 import { inIntegers, integerRows, lower, pairRows, pairRowsParameters, withoutStatementUndo } from "../dialect.js";
 import { inChunks } from "../chunks.js";
 import { compiledOnce, compiledWriteOnce } from "../compiled.js";
+import type { MessageWriterStatements } from "../message-writer-protocol.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
@@ -16,27 +17,27 @@ type NewMessage = Pick<
   "realm_id" | "sender_id" | "recipient_id" | "channel_id" | "topic" | "content" | "rendered_content" | "date_sent" | "sending_client" | "is_me_message" | "has_image" | "has_link"
 >;
 
-const insertMessageRow = compiledOnce(
-  (
-    db,
-    realm_id: number,
-    sender_id: number,
-    recipient_id: number,
-    channel_id: number | null,
-    topic: string,
-    content: string,
-    rendered_content: string,
-    date_sent: number,
-    sending_client: string,
-    is_me_message: number,
-    has_image: number,
-    has_link: number,
-  ) =>
-    db
-      .insertInto("messages")
-      .values({ realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, sending_client, is_me_message, has_image, has_link })
-      .returningAll(),
-);
+const buildInsertMessageRow = (
+  db: Queryable,
+  realm_id: number,
+  sender_id: number,
+  recipient_id: number,
+  channel_id: number | null,
+  topic: string,
+  content: string,
+  rendered_content: string,
+  date_sent: number,
+  sending_client: string,
+  is_me_message: number,
+  has_image: number,
+  has_link: number,
+) =>
+  db
+    .insertInto("messages")
+    .values({ realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, sending_client, is_me_message, has_image, has_link })
+    .returningAll();
+
+const insertMessageRow = compiledOnce(buildInsertMessageRow);
 
 /** Inserts a message and returns the stored row (compiled once: `messages` is no cached table). */
 export async function insertMessage(db: Queryable, row: NewMessage): Promise<Message> {
@@ -67,13 +68,29 @@ export async function insertUserMessagesOfMessage(db: Queryable, realmId: number
   await insertUserMessagesOf(db, realmId, messageId, [...flagsByUser]);
 }
 
-const insertUserMessagesOf = compiledWriteOnce(
-  (db, realmId: number, messageId: number, flags: Array<[number, number]>) =>
-    withoutStatementUndo(db, db.insertInto("user_messages"))
-      .columns(["realm_id", "message_id", "user_id", "flags"])
-      .expression(pairRows(db, [realmId, messageId], flags) as never),
-  (db, realmId, messageId, flags) => pairRowsParameters(db, [realmId, messageId], flags),
-);
+const buildInsertUserMessagesOf = (db: Queryable, realmId: number, messageId: number, flags: ReadonlyArray<readonly [number, number]>) =>
+  withoutStatementUndo(db, db.insertInto("user_messages"))
+    .columns(["realm_id", "message_id", "user_id", "flags"])
+    .expression(pairRows(db, [realmId, messageId], flags) as never);
+
+const insertUserMessagesOf = compiledWriteOnce(buildInsertUserMessagesOf, (db, realmId, messageId, flags) => pairRowsParameters(db, [realmId, messageId], flags));
+
+/**
+ * The SQL of the message writer's thread (db/message-writer-thread.ts), which runs without
+ * Kysely: the two statements above, compiled from the same builders, so that a channel
+ * message stored on the thread and one stored here set the same columns. The thread binds
+ * insertMessage's parameters in insertMessageRow's order and insertUserMessages' as
+ * (realm id, message id, packed pairs).
+ */
+export function messageWriterStatements(db: Queryable): MessageWriterStatements {
+  const message = [1, 2, 3, 4, "5", "6", "7", 8, "9", 10, 11, 12] as const;
+  const insertMessage = buildInsertMessageRow(db, ...message).compile();
+  const insertUserMessages = buildInsertUserMessagesOf(db, 1, 2, [[3, 4]]).compile();
+  if (JSON.stringify(insertMessage.parameters) !== JSON.stringify(message) || JSON.stringify(insertUserMessages.parameters) !== JSON.stringify(pairRowsParameters(db, [1, 2], [[3, 4]]))) {
+    throw new Error("messageWriterStatements: parameters are not in the thread's order");
+  }
+  return { insertMessage: insertMessage.sql, insertUserMessages: insertUserMessages.sql };
+}
 
 /** One INSERT for all the per-user rows of a message, however many (the rows travel as one parameter per column). */
 export async function insertUserMessages(
