@@ -16,7 +16,15 @@ export const readRows: Row[] = [
       // Half the throughput the row above measured (measured now if that row did not run).
       const full = env.results.get(`${ME} @ 1k`)?.requestsPerSecond ?? (await runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner })).requestsPerSecond;
       const rate = Math.max(1, Math.floor(full / 2));
-      return { ...(await runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner, rate })), note: `fixed rate ${rate} req/s` };
+      // The bare server at the same rate, right before: how much of the tail the host and
+      // the load generator add by themselves (on 2 cores they share the server's machine).
+      const bare = await runLoad(env.barePort, { path: "/bare", rate });
+      const result = await runLoad(env.port, { path: "/api/v1/users/me", auth: env.realm.owner, rate });
+      return {
+        ...result,
+        figures: { bareP50: bare.p50, bareP99: bare.p99 },
+        note: `fixed rate ${rate} req/s; the bare server at that rate right before: p50 ${bare.p50} ms, p99 ${bare.p99} ms`,
+      };
     },
   },
   { name: "GET /server_settings", users: 1000, shape: "GET", run: (env) => runLoad(env.port, { path: "/api/v1/server_settings" }) },
