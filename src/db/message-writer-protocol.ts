@@ -19,8 +19,10 @@ export interface NewMessageRow {
 
 /** The thread's two statements, compiled on the main thread (db/queries/messages.ts messageWriterStatements). */
 export interface MessageWriterStatements {
-  /** A messages row, RETURNING it; parameters in NewMessageRow's order. */
+  /** A messages row, RETURNING it. */
   insertMessage: string;
+  /** The row's fields in the order of insertMessage's parameters. */
+  messageFields: Array<keyof NewMessageRow>;
   /** A message's per-user rows; parameters: realm id, message id, the packed pairs. */
   insertUserMessages: string;
 }

@@ -25,9 +25,8 @@ let statements = 0;
 let commits: OwnCommit[] = [];
 
 function store(row: NewMessageRow, recipients: string): Record<string, unknown> {
-  const r = row;
-  const message = insertMessage.get(r.realm_id, r.sender_id, r.recipient_id, r.channel_id, r.topic, r.content, r.rendered_content, r.date_sent, r.sending_client, r.is_me_message, r.has_image, r.has_link) as Record<string, unknown>;
-  insertUserMessages.run(r.realm_id, message.id, recipients);
+  const message = insertMessage.get(sql.messageFields.map((field) => row[field])) as Record<string, unknown>;
+  insertUserMessages.run(row.realm_id, message.id, recipients);
   statements += 2;
   return message;
 }

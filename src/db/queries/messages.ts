@@ -5,7 +5,7 @@ import type { Queryable } from "../tx.js";
 import { inIntegers, integerRows, lower, pairRows, pairRowsParameters, withoutStatementUndo } from "../dialect.js";
 import { inChunks } from "../chunks.js";
 import { compiledOnce, compiledWriteOnce } from "../compiled.js";
-import type { MessageWriterStatements } from "../message-writer-protocol.js";
+import type { MessageWriterStatements, NewMessageRow } from "../message-writer-protocol.js";
 
 export const RECIPIENT_PERSONAL = 1;
 export const RECIPIENT_CHANNEL = 2;
@@ -78,18 +78,38 @@ const insertUserMessagesOf = compiledWriteOnce(buildInsertUserMessagesOf, (db, r
 /**
  * The SQL of the message writer's thread (db/message-writer-thread.ts), which runs without
  * Kysely: the two statements above, compiled from the same builders, so that a channel
- * message stored on the thread and one stored here set the same columns. The thread binds
- * insertMessage's parameters in insertMessageRow's order and insertUserMessages' as
- * (realm id, message id, packed pairs).
+ * message stored on the thread and one stored here set the same columns. The order the
+ * thread binds a row's fields in is read off the compiled parameters (a sample row with a
+ * distinct value per field), not written a second time; insertUserMessages binds (realm id,
+ * message id, packed pairs).
  */
 export function messageWriterStatements(db: Queryable): MessageWriterStatements {
-  const message = [1, 2, 3, 4, "5", "6", "7", 8, "9", 10, 11, 12] as const;
-  const insertMessage = buildInsertMessageRow(db, ...message).compile();
-  const insertUserMessages = buildInsertUserMessagesOf(db, 1, 2, [[3, 4]]).compile();
-  if (JSON.stringify(insertMessage.parameters) !== JSON.stringify(message) || JSON.stringify(insertUserMessages.parameters) !== JSON.stringify(pairRowsParameters(db, [1, 2], [[3, 4]]))) {
-    throw new Error("messageWriterStatements: parameters are not in the thread's order");
+  const sample: NewMessageRow = {
+    realm_id: 1,
+    sender_id: 2,
+    recipient_id: 3,
+    channel_id: 4,
+    topic: "5",
+    content: "6",
+    rendered_content: "7",
+    date_sent: 8,
+    sending_client: "9",
+    is_me_message: 10,
+    has_image: 11,
+    has_link: 12,
+  };
+  const r = sample;
+  const insertMessage = buildInsertMessageRow(db, r.realm_id, r.sender_id, r.recipient_id, r.channel_id, r.topic, r.content, r.rendered_content, r.date_sent, r.sending_client, r.is_me_message, r.has_image, r.has_link).compile();
+  const fields = Object.keys(sample) as Array<keyof NewMessageRow>;
+  const messageFields = insertMessage.parameters.map((value) => fields.find((field) => sample[field] === value));
+  if (messageFields.length !== fields.length || messageFields.some((field) => field === undefined)) {
+    throw new Error(`messageWriterStatements: the parameters of ${insertMessage.sql} are not a row's fields`);
   }
-  return { insertMessage: insertMessage.sql, insertUserMessages: insertUserMessages.sql };
+  const insertUserMessages = buildInsertUserMessagesOf(db, 1, 2, [[3, 4]]).compile();
+  if (JSON.stringify(insertUserMessages.parameters) !== JSON.stringify(pairRowsParameters(db, [1, 2], [[3, 4]]))) {
+    throw new Error(`messageWriterStatements: the parameters of ${insertUserMessages.sql} are not (realm id, message id, pairs)`);
+  }
+  return { insertMessage: insertMessage.sql, messageFields: messageFields as Array<keyof NewMessageRow>, insertUserMessages: insertUserMessages.sql };
 }
 
 /** One INSERT for all the per-user rows of a message, however many (the rows travel as one parameter per column). */
